@@ -1,0 +1,29 @@
+# Convenience driver around CMake. `make example` and `make test` install the Debian packages
+# first, so both work on a fresh machine.
+BUILD_DIR ?= build
+JOBS ?= 2
+
+# Prerequisites run in the order written (deps before build before the command).
+.NOTPARALLEL:
+.PHONY: all build test example deps clean format
+
+all: build
+
+build:
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD_DIR) -j$(JOBS)
+
+test: deps build
+	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS)
+
+example: deps build
+	./$(BUILD_DIR)/hydyn run tree-10
+
+deps:
+	./scripts/install-deps
+
+clean:
+	rm -rf $(BUILD_DIR)
+
+format:
+	find src include tests bench -name '*.[ch]' -print0 | xargs -0 -r clang-format -i

@@ -1,0 +1,189 @@
+// hydyn models: the editable specification (builder API), its compilation into the flat,
+// immutable hy_model, and loading from YAML model files.
+#ifndef HYDYN_MODEL_H_
+#define HYDYN_MODEL_H_
+
+#include "hydyn/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//----- source positions --------------------------------------------------------------------
+
+// Where a definition came from in a model file (line and column 1-based; 0 = built in code).
+typedef struct hy_srcpos {
+  int line;
+  int col;
+} hy_srcpos;
+
+//----- definitions (builder API) -----------------------------------------------------------
+
+// A rigid body. Its frame is fixed to it; the centre of mass and inertia are given in it.
+typedef struct hy_body_def {
+  char name[HY_NAME_MAX];
+  double mass;          // kg, > 0
+  double com[3];        // centre of mass in the body frame (m)
+  double inertia[9];    // inertia tensor about the centre of mass, body frame (kg m^2)
+  hy_srcpos pos;
+} hy_body_def;
+
+// A joint attaching `child` to `parent` (the name "ground" is the inertial frame). Every body is
+// the child of exactly one joint, so bodies and joints form a tree rooted at ground.
+// At z = 0 the child's frame is placed so that child_point coincides with parent_point and
+// child_axis is turned onto axis by the smallest rotation.
+typedef struct hy_joint_def {
+  char name[HY_NAME_MAX];
+  char parent[HY_NAME_MAX];
+  char child[HY_NAME_MAX];
+  hy_joint_type type;
+  double parent_point[3];  // joint point in the parent frame (m)
+  double child_point[3];   // joint point in the child frame (m)
+  double axis[3];          // joint axis in the parent frame (normalized by the compiler)
+  double child_axis[3];    // joint axis in the child frame (normalized by the compiler)
+  double z0;               // initial coordinate (rad or m)
+  double zd0;              // initial velocity (rad/s or m/s)
+  hy_srcpos pos;
+} hy_joint_def;
+
+// A named point on a body (or on ground).
+typedef struct hy_marker_def {
+  char name[HY_NAME_MAX];
+  char body[HY_NAME_MAX];
+  double point[3];  // in the body frame (m)
+  hy_srcpos pos;
+} hy_marker_def;
+
+// A time signal given as a table of (t, value) points with increasing t.
+typedef struct hy_signal_def {
+  char name[HY_NAME_MAX];
+  hy_interp interp;
+  int npoint;
+  const double* t;      // s (copied by hy_spec_add_signal)
+  const double* value;  // signal units (copied)
+  hy_srcpos pos;
+} hy_signal_def;
+
+// An applied load: vector * signal(t) (vector alone when signal is empty).
+typedef struct hy_load_def {
+  char name[HY_NAME_MAX];
+  hy_load_type type;
+  char marker[HY_NAME_MAX];
+  double vector[3];             // N or N m, inertial frame
+  char signal[HY_NAME_MAX];     // optional scaling signal ("" = none)
+  hy_srcpos pos;
+} hy_load_def;
+
+// Defaults: zeros, axes +z, unit identity inertia 0, names empty, revolute.
+HY_API hy_body_def hy_body_def_default(void);
+HY_API hy_joint_def hy_joint_def_default(void);
+HY_API hy_marker_def hy_marker_def_default(void);
+HY_API hy_signal_def hy_signal_def_default(void);
+HY_API hy_load_def hy_load_def_default(void);
+
+// The editable model. Definitions are copied in; names are resolved by hy_model_compile.
+typedef struct hy_spec hy_spec;
+
+HY_API hy_status hy_spec_create(hy_spec** out);
+HY_API void hy_spec_free(hy_spec* s);
+// Model name and the file it came from (used in error messages). Nullable: path.
+HY_API hy_status hy_spec_set_name(hy_spec* s, const char* name, const char* path);
+HY_API hy_status hy_spec_set_option(hy_spec* s, const hy_option* opt);
+HY_API hy_status hy_spec_add_body(hy_spec* s, const hy_body_def* def);
+HY_API hy_status hy_spec_add_joint(hy_spec* s, const hy_joint_def* def);
+HY_API hy_status hy_spec_add_marker(hy_spec* s, const hy_marker_def* def);
+HY_API hy_status hy_spec_add_signal(hy_spec* s, const hy_signal_def* def);
+HY_API hy_status hy_spec_add_load(hy_spec* s, const hy_load_def* def);
+
+//----- the compiled model ------------------------------------------------------------------
+
+// Sizes of a compiled model.
+typedef struct hy_sizes {
+  int nbody;    // bodies (ground excluded)
+  int nz;       // relative coordinates (one per joint for revolute and prismatic)
+  int nmrk;     // markers
+  int nsig;     // signals
+  int nsigpt;   // signal table points, all signals together
+  int nload;    // applied loads
+} hy_sizes;
+
+// The model arrays, listed once: X(type, name, count) with count an expression of `sz` (a
+// hy_sizes). Allocation and copying are generated from this list. Bodies are numbered parents
+// first; joint j attaches body j to body_parent[j] and owns coordinate jnt_zadr[j].
+#define HY_MODEL_ARRAYS(X)                                                              \
+  X(char, body_name, sz.nbody * HY_NAME_MAX)   /* body names */                         \
+  X(int, body_parent, sz.nbody)                /* parent body, -1 = ground */           \
+  X(double, body_mass, sz.nbody)               /* kg */                                 \
+  X(double, body_com, sz.nbody * 3)            /* centre of mass, body frame (m) */     \
+  X(double, body_inertia, sz.nbody * 9)        /* about the com, body frame (kg m^2) */ \
+  X(char, jnt_name, sz.nbody * HY_NAME_MAX)    /* joint names */                        \
+  X(int, jnt_type, sz.nbody)                   /* hy_joint_type */                      \
+  X(int, jnt_zadr, sz.nbody)                   /* index of the joint's coordinate */    \
+  X(double, jnt_ppoint, sz.nbody * 3)          /* joint point, parent frame (m) */      \
+  X(double, jnt_cpoint, sz.nbody * 3)          /* joint point, child frame (m) */       \
+  X(double, jnt_paxis, sz.nbody * 3)           /* unit axis, parent frame */            \
+  X(double, jnt_caxis, sz.nbody * 3)           /* unit axis, child frame */             \
+  X(double, jnt_crot, sz.nbody * 9)            /* child frame -> parent frame at z=0 */ \
+  X(double, z0, sz.nz)                         /* initial coordinates (rad or m) */     \
+  X(double, zd0, sz.nz)                        /* initial velocities */                 \
+  X(char, mrk_name, sz.nmrk * HY_NAME_MAX)     /* marker names */                       \
+  X(int, mrk_body, sz.nmrk)                    /* body, -1 = ground */                  \
+  X(double, mrk_point, sz.nmrk * 3)            /* point in the body frame (m) */        \
+  X(char, sig_name, sz.nsig * HY_NAME_MAX)     /* signal names */                       \
+  X(int, sig_interp, sz.nsig)                  /* hy_interp */                          \
+  X(int, sig_adr, sz.nsig)                     /* first point in sig_t/sig_value */     \
+  X(int, sig_npoint, sz.nsig)                  /* number of points */                   \
+  X(double, sig_t, sz.nsigpt)                  /* s */                                  \
+  X(double, sig_value, sz.nsigpt)              /* signal units */                       \
+  X(char, load_name, sz.nload * HY_NAME_MAX)   /* load names */                         \
+  X(int, load_type, sz.nload)                  /* hy_load_type */                       \
+  X(int, load_mrk, sz.nload)                   /* marker */                             \
+  X(int, load_sig, sz.nload)                   /* scaling signal, -1 = none */          \
+  X(double, load_vector, sz.nload * 3)         /* N or N m, inertial frame */
+
+// The compiled model: immutable while stepping; the engine receives `const hy_model*`.
+typedef struct hy_model {
+  char name[HY_NAME_MAX];
+  char path[256];  // file it was loaded from ("" if built in code)
+  hy_sizes sizes;
+  hy_option opt;
+#define HY_MODEL_FIELD_(type, name, count) type* name;
+  HY_MODEL_ARRAYS(HY_MODEL_FIELD_)
+#undef HY_MODEL_FIELD_
+  void* buffer_;  // the single allocation behind the arrays
+} hy_model;
+
+// Validates the spec and builds the flat model: resolves names, orders bodies parents first,
+// assigns coordinates, computes the joint reference rotations. Errors carry the position of the
+// offending definition. Nullable: err.
+HY_API hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err);
+HY_API void hy_model_free(hy_model* m);
+// Deep copy.
+HY_API hy_status hy_model_copy(const hy_model* m, hy_model** out);
+
+// Loads a YAML model file (see docs/model-format.md). Nullable: err.
+HY_API hy_status hy_model_load(const char* path, hy_model** out, hy_error* err);
+// Loads a model from YAML text; `name` stands for the file name in error messages.
+HY_API hy_status hy_model_load_string(const char* text, size_t size, const char* name,
+                                      hy_model** out, hy_error* err);
+// Loads `what`: an existing file path, else the name of a built-in model (models/<name>.yaml,
+// compiled into the library).
+HY_API hy_status hy_model_load_any(const char* what, hy_model** out, hy_error* err);
+// Number and names of the built-in models.
+HY_API int hy_builtin_count(void);
+HY_API const char* hy_builtin_name(int i);
+
+// Index of a named element, or -1. The name "ground" gives -1 for bodies too.
+HY_API int hy_model_body(const hy_model* m, const char* name);
+HY_API int hy_model_joint(const hy_model* m, const char* name);
+HY_API int hy_model_marker(const hy_model* m, const char* name);
+HY_API int hy_model_signal(const hy_model* m, const char* name);
+
+// Value of signal `sig` at time t.
+HY_API double hy_signal_eval(const hy_model* m, int sig, double t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // HYDYN_MODEL_H_

@@ -1,0 +1,72 @@
+// hydyn simulation state and stepping: hy_data holds everything that changes while a model runs,
+// allocated once by hy_data_make; hy_forward and hy_step never allocate.
+#ifndef HYDYN_SIM_H_
+#define HYDYN_SIM_H_
+
+#include "hydyn/model.h"
+#include "hydyn/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Counters of a run.
+typedef struct hy_stats {
+  long nstep;        // steps taken
+  long nforward;     // evaluations of the dynamics (hy_forward)
+  double wall_time;  // seconds spent inside hy_step
+} hy_stats;
+
+// The state and outputs of a running model. Arrays are owned by the data; read them freely,
+// write only time, z and zd (then call hy_forward).
+typedef struct hy_data {
+  double time;  // s
+  double* z;    // relative coordinates (rad or m)            (nz)
+  double* zd;   // relative velocities                        (nz)
+  double* zdd;  // relative accelerations (from hy_forward)   (nz)
+
+  // body kinematics in the inertial frame, filled by hy_forward
+  double* body_pos;  // origin of the body frame (m)                          (nbody x 3)
+  double* body_rot;  // rotation body frame -> inertial frame, row-major      (nbody x 9)
+  double* body_com;  // centre of mass g (m)                                  (nbody x 3)
+  double* body_Z;    // Cartesian velocity [s_dot; omega], seed 000 Eq. 1     (nbody x 6)
+  double* body_Zd;   // Cartesian acceleration [s_ddot; omega_dot]            (nbody x 6)
+  double* jnt_b;     // b_j of seed 000 Eq. 2 (joint coordinate to Z)         (nbody x 6)
+  double* jnt_d;     // d_j of seed 000 Eq. 3 (velocity-product acceleration) (nbody x 6)
+  double* mrk_pos;   // marker positions (m)                                  (nmrk x 3)
+  double* mrk_vel;   // marker velocities (m/s)                               (nmrk x 3)
+
+  // open-tree dynamics, seed 000 Eq. 12
+  double* M;  // M'(z), row-major                                        (nz x nz)
+  double* Q;  // Q'(z, zd, t)                                            (nz)
+
+  double energy_kin;  // kinetic energy (J)
+  double energy_pot;  // gravitational potential energy, zero at the inertial origin (J)
+  double work_ext;    // work done by the applied loads since t = 0 (J), trapezoidal in time
+
+  hy_stats stats;
+  hy_error err;  // detail of the last failure of a stepping call
+  void* work_;   // private workspace
+} hy_data;
+
+// Allocates the data of a model (everything a step needs) and resets it to the initial state.
+HY_API hy_status hy_data_make(const hy_model* m, hy_data** out);
+HY_API void hy_data_free(hy_data* d);
+// Back to t = 0, z = z0, zd = zd0, counters cleared; calls hy_forward.
+HY_API hy_status hy_data_reset(const hy_model* m, hy_data* d);
+
+// Evaluates the model at (time, z, zd): kinematics, M', Q', zdd, marker kinematics and energies.
+HY_API hy_status hy_forward(const hy_model* m, hy_data* d);
+// Advances by m->opt.dt with m->opt.integrator. On failure the state is left at the start of
+// the step and d->err says why.
+HY_API hy_status hy_step(const hy_model* m, hy_data* d);
+
+// Total mechanical energy E_kin + E_pot - work of the applied loads (J): constant for an exact
+// solution, so its change measures the integration error.
+HY_API double hy_energy_total(const hy_data* d);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // HYDYN_SIM_H_

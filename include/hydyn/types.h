@@ -1,0 +1,115 @@
+// hydyn public types: status codes, error record, enums, options.
+//
+// Glossary of symbols used across the API (SI units throughout; angles in radians in memory,
+// in degrees only in model files):
+//   z, zd, zdd   relative joint coordinates, velocities, accelerations  (nz x 1)
+//   Z            Cartesian velocity of a body: [velocity of the body point coincident with the
+//                origin; angular velocity]  (6 x 1), seed 000 Eq. 1
+//   M', Q'       open-tree mass matrix and generalized forces, seed 000 Eq. 12
+#ifndef HYDYN_TYPES_H_
+#define HYDYN_TYPES_H_
+
+#include <stddef.h>
+
+#include "hydyn/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//----- status ------------------------------------------------------------------------------
+
+// 0 = success, > 0 = recoverable or warning, < 0 = error. One list: name, value, message.
+#define HY_STATUS_LIST(X)                                                              \
+  X(HY_OK, 0, "success")                                                               \
+  X(HY_WARN_SINGULAR, 1, "matrix is singular or nearly so")                            \
+  X(HY_NEWTON_NOCONV, 2, "Newton iteration did not converge")                          \
+  X(HY_STEP_REJECTED, 3, "step rejected")                                              \
+  X(HY_ERR_ARG, -1, "invalid argument")                                                \
+  X(HY_ERR_NOMEM, -2, "out of memory")                                                 \
+  X(HY_ERR_IO, -3, "input/output error")                                               \
+  X(HY_ERR_PARSE, -4, "model file could not be parsed")                                \
+  X(HY_ERR_MODEL, -5, "invalid model")                                                 \
+  X(HY_ERR_SINGULAR, -6, "singular system")                                            \
+  X(HY_ERR_NAN, -7, "non-finite value in the state")                                   \
+  X(HY_ERR_ARENA, -8, "work arena exhausted")                                          \
+  X(HY_ERR_DEP, -9, "feature not available in this build")
+
+typedef enum hy_status {
+#define HY_STATUS_ENUM_(name, value, msg) name = value,
+  HY_STATUS_LIST(HY_STATUS_ENUM_)
+#undef HY_STATUS_ENUM_
+} hy_status;
+
+// Static text of a status code ("unknown status" for values outside the list).
+HY_API const char* hy_status_str(hy_status s);
+// Symbolic name of a status code, e.g. "HY_ERR_PARSE".
+HY_API const char* hy_status_name(hy_status s);
+
+// Detail of the last error. src_* locate the offending node of a model file (line and column
+// 1-based, 0 when unknown).
+typedef struct hy_error {
+  hy_status code;
+  char msg[512];
+  const char* func;  // function that raised it (static string)
+  const char* file;  // source file that raised it (static string)
+  int line;
+  char src_path[256];
+  int src_line;
+  int src_col;
+} hy_error;
+
+// Formats "path:line:col: message" (or just the message when no position is known) into buf.
+HY_API void hy_error_format(const hy_error* e, char* buf, size_t size);
+
+//----- allocator (the only process-global hook) ---------------------------------------------
+
+typedef void* (*hy_alloc_fn)(size_t size, void* user);
+typedef void (*hy_free_fn)(void* ptr, void* user);
+// Routes every heap allocation of hydyn through alloc/free. NULL restores malloc/free.
+HY_API void hy_set_allocator(hy_alloc_fn alloc, hy_free_fn free_fn, void* user);
+
+//----- enums -------------------------------------------------------------------------------
+
+typedef enum hy_joint_type {
+  HY_JOINT_REVOLUTE = 0,   // rotation about an axis through a point; z in rad
+  HY_JOINT_PRISMATIC = 1,  // translation along an axis; z in m
+} hy_joint_type;
+
+typedef enum hy_load_type {
+  HY_LOAD_FORCE = 0,   // force (N) at a marker, vector in the inertial frame
+  HY_LOAD_TORQUE = 1,  // torque (N m) on the marker's body, vector in the inertial frame
+} hy_load_type;
+
+typedef enum hy_interp {
+  HY_INTERP_LINEAR = 0,  // piecewise linear, held constant outside the table
+  HY_INTERP_STEP = 1,    // zero-order hold: value of the last point at or before t
+} hy_interp;
+
+typedef enum hy_integrator {
+  HY_INTEG_EULER = 0,       // forward Euler
+  HY_INTEG_SEMI_EULER = 1,  // semi-implicit (symplectic) Euler: velocities first
+  HY_INTEG_RK4 = 2,         // classical fourth-order Runge-Kutta
+} hy_integrator;
+
+//----- options -----------------------------------------------------------------------------
+
+// Solver settings of a model; the model file's `solver:` section and the command line fill it.
+typedef struct hy_option {
+  double gravity[3];         // gravitational acceleration (m/s^2), inertial frame
+  double dt;                 // fixed time step (s)
+  double t_end;              // end time of a run (s)
+  hy_integrator integrator;  // time integration method
+} hy_option;
+
+// Defaults: gravity (0, -9.81, 0), dt = 1e-3 s, t_end = 10 s, RK4.
+HY_API hy_option hy_option_default(void);
+
+// Names are at most this long, terminator included.
+#define HY_NAME_MAX 64
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // HYDYN_TYPES_H_

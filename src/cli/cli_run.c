@@ -1,0 +1,349 @@
+// `hydyn run MODEL [options]`: load, override the solver options, step to t_end while recording
+// a CSV, report progress on long runs and end with a one-line key=value summary.
+#define _POSIX_C_SOURCE 200809L  // clock_gettime, stat
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli/cli.h"
+#include "hydyn/hydyn.h"
+#include "hydyn/names.h"
+#include "io/io.h"
+
+// The command line of run, parsed.
+typedef struct run_args {
+  const char* model;
+  int has_t_end, has_dt, has_integrator;
+  double t_end, dt;
+  hy_integrator integrator;
+  const char* out;  // NULL = <model name>.csv
+  int no_out;
+  long every;
+  int quiet;
+} run_args;
+
+void hy_cli_run_usage(FILE* fp) {
+  fputs(
+      "usage: hydyn run MODEL [options]\n"
+      "\n"
+      "Runs MODEL, a model file (YAML) or the name of a built-in model ('hydyn models' lists\n"
+      "them), from t = 0 to t_end with a fixed step, records the trajectory as CSV and prints\n"
+      "one summary line.\n"
+      "\n"
+      "options (defaults come from the model's solver section):\n"
+      "  --t-end SECONDS      end time (s), > 0\n"
+      "  --dt SECONDS         time step (s), > 0; the run takes round(t_end/dt) steps\n"
+      "  --integrator NAME    euler | semi-euler | rk4\n"
+      "  --out FILE           CSV file to write (default: <model name>.csv in the current\n"
+      "                       directory); '-' writes to standard output\n"
+      "  --no-out             write no CSV\n"
+      "  --every N            record every N-th step (default 1); t = 0 and the last step are\n"
+      "                       always recorded\n"
+      "  --quiet              no progress lines on standard error\n"
+      "  -h, --help           show this help\n"
+      "\n"
+      "Options may also be written --name=value. The summary goes to standard output, or to\n"
+      "standard error when the CSV does. Exit status: 0 success, 1 model or run error, 2 bad\n"
+      "command line.\n",
+      fp);
+}
+
+static int usage_error(const char* fmt, const char* a, const char* b) {
+  fputs("hydyn run: ", stderr);
+  fprintf(stderr, fmt, a, b);
+  fputs("\nTry 'hydyn run --help'.\n", stderr);
+  return HY_CLI_USAGE;
+}
+
+// A finite number > 0 taking the whole argument (no trailing text, no leading blanks).
+static int parse_positive(const char* s, double* out) {
+  if (!s[0] || s[0] == ' ' || s[0] == '\t') return -1;
+  char* end = NULL;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v) || !(v > 0)) return -1;
+  *out = v;
+  return 0;
+}
+
+static int parse_count(const char* s, long* out) {
+  if (!(s[0] >= '0' && s[0] <= '9')) return -1;
+  char* end = NULL;
+  errno = 0;
+  long v = strtol(s, &end, 10);
+  if (*end != '\0' || errno == ERANGE || v < 1) return -1;
+  *out = v;
+  return 0;
+}
+
+// Parses argv (argv[0] = "run"). Returns -1 to go on, else the exit status (help or error).
+static int parse_args(int argc, char** argv, run_args* a) {
+  for (int i = 1; i < argc; i++) {
+    const char* arg = argv[i];
+    if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+      hy_cli_run_usage(stdout);
+      return HY_CLI_OK;
+    }
+    if (arg[0] != '-' || arg[1] == '\0') {
+      if (a->model) return usage_error("unexpected argument '%s' (model is '%s')", arg, a->model);
+      a->model = arg;
+      continue;
+    }
+    if (strcmp(arg, "--no-out") == 0) {
+      a->no_out = 1;
+      continue;
+    }
+    if (strcmp(arg, "--quiet") == 0) {
+      a->quiet = 1;
+      continue;
+    }
+    // Options with a value: "--name value" or "--name=value".
+    static const char* const valued[] = {"--t-end", "--dt", "--integrator", "--out", "--every"};
+    int opt = -1;
+    const char* val = NULL;
+    for (int k = 0; k < 5 && opt < 0; k++) {
+      size_t len = strlen(valued[k]);
+      if (strncmp(arg, valued[k], len) != 0) continue;
+      if (arg[len] == '\0') {
+        if (i + 1 >= argc) return usage_error("option %s needs a value%s", valued[k], "");
+        opt = k;
+        val = argv[++i];
+      } else if (arg[len] == '=') {
+        opt = k;
+        val = arg + len + 1;
+      }
+    }
+    switch (opt) {
+      case 0:
+        if (parse_positive(val, &a->t_end)) {
+          return usage_error("invalid --t-end '%s': expected a number of seconds > 0%s", val, "");
+        }
+        a->has_t_end = 1;
+        break;
+      case 1:
+        if (parse_positive(val, &a->dt)) {
+          return usage_error("invalid --dt '%s': expected a number of seconds > 0%s", val, "");
+        }
+        a->has_dt = 1;
+        break;
+      case 2:
+        if (hy_integrator_parse(val, &a->integrator) != HY_OK) {
+          return usage_error("invalid --integrator '%s': expected euler, semi-euler or rk4%s",
+                             val, "");
+        }
+        a->has_integrator = 1;
+        break;
+      case 3:
+        if (!val[0]) return usage_error("--out needs a file name%s%s", "", "");
+        a->out = val;
+        a->no_out = 0;  // the last of --out and --no-out wins
+        break;
+      case 4:
+        if (parse_count(val, &a->every)) {
+          return usage_error("invalid --every '%s': expected an integer >= 1%s", val, "");
+        }
+        break;
+      default:
+        return usage_error("unknown option '%s'%s", arg, "");
+    }
+  }
+  if (!a->model) return usage_error("no model given%s%s", "", "");
+  return -1;
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void print_error(const char* what, const hy_error* e) {
+  char buf[1024];
+  hy_error_format(e, buf, sizeof buf);
+  // A message with a file position starts with it, so editors and the tests can find it.
+  if (e->src_path[0]) {
+    fprintf(stderr, "%s\n", buf);
+  } else {
+    fprintf(stderr, "hydyn: %s%s\n", what, buf);
+  }
+}
+
+static int load_model(const char* what, hy_model** out) {
+  hy_error err;
+  memset(&err, 0, sizeof err);
+  hy_status s = hy_model_load_any(what, out, &err);
+  if (s == HY_OK) return HY_CLI_OK;
+  if (err.code != s) {
+    memset(&err, 0, sizeof err);
+    err.code = s;
+  }
+  print_error("", &err);
+  // Not a file: the user most likely misspelled a built-in name, so show them.
+  struct stat st;
+  if (stat(what, &st) != 0) {
+    fprintf(stderr, "hydyn: '%s' is neither a file nor a built-in model; built-in models: ", what);
+    hy_cli_list_builtins(stderr, ", ");
+    fputc('\n', stderr);
+  }
+  return HY_CLI_FAIL;
+}
+
+// Default CSV name: the model name with characters that would leave the directory replaced.
+static void default_csv_path(const hy_model* m, const char* fallback, char* buf, size_t size) {
+  const char* name = m->name[0] ? m->name : fallback;
+  snprintf(buf, size, "%s.csv", name);
+  for (char* p = buf; *p; p++) {
+    if (*p == '/' || *p == '\\') *p = '_';
+  }
+}
+
+// Everything a run tracks for its summary.
+typedef struct run_totals {
+  long long steps;
+  double wall;
+  double e0;          // hy_energy_total at t = 0 (J)
+  double drift;       // max |E_total - e0| over all steps (J)
+  double scale;       // max |E_kin| + |E_pot| seen (J)
+} run_totals;
+
+static void track_energy(const hy_data* d, run_totals* r) {
+  r->drift = fmax(r->drift, fabs(hy_energy_total(d) - r->e0));
+  r->scale = fmax(r->scale, fabs(d->energy_kin) + fabs(d->energy_pot));
+}
+
+// The stepping loop. Returns an exit status; *totals holds what was done.
+static int simulate(const hy_model* m, hy_data* d, hy_csv* csv, long long nstep, long every,
+                    int quiet, run_totals* r) {
+  const double t_end = m->opt.t_end;
+  r->e0 = hy_energy_total(d);
+  track_energy(d, r);
+  if (csv && hy_csv_write(csv, m, d) != HY_OK) {
+    fprintf(stderr, "hydyn: writing the CSV failed at t = 0\n");
+    return HY_CLI_FAIL;
+  }
+  const double wall0 = now_seconds();
+  double next_progress = wall0 + 1.0;
+  for (long long k = 1; k <= nstep; k++) {
+    const double t_before = d->time;
+    hy_status s = hy_step(m, d);
+    // > 0 is a warning when the step was taken; a step that did not advance failed.
+    if (s < 0 || (s > 0 && !(d->time > t_before))) {
+      r->steps = k - 1;
+      r->wall = now_seconds() - wall0;
+      hy_error e = d->err;
+      if (e.code != s) {  // no detail recorded for this failure
+        memset(&e, 0, sizeof e);
+        e.code = s;
+      }
+      char buf[1024];
+      hy_error_format(&e, buf, sizeof buf);
+      fprintf(stderr, "hydyn: step %lld failed at t = %.9g s: %s (%s)\n", k, t_before, buf,
+              hy_status_name(s));
+      return HY_CLI_FAIL;
+    }
+    track_energy(d, r);
+    if (csv && (k % every == 0 || k == nstep) && hy_csv_write(csv, m, d) != HY_OK) {
+      r->steps = k;
+      fprintf(stderr, "hydyn: writing the CSV failed at t = %.9g s\n", d->time);
+      return HY_CLI_FAIL;
+    }
+    if (!quiet) {
+      const double now = now_seconds();
+      if (now >= next_progress) {
+        fprintf(stderr, "t = %.6g/%g s (%.0f%%)\n", d->time, t_end, 100.0 * d->time / t_end);
+        next_progress = now + 1.0;
+      }
+    }
+  }
+  r->wall = now_seconds() - wall0;
+  r->steps = nstep;
+  return HY_CLI_OK;
+}
+
+int hy_cli_run(int argc, char** argv) {
+  run_args a = {.every = 1};
+  int rc = parse_args(argc, argv, &a);
+  if (rc >= 0) return rc;
+
+  hy_model* m = NULL;
+  rc = load_model(a.model, &m);
+  if (rc != HY_CLI_OK) return rc;
+  if (a.has_t_end) m->opt.t_end = a.t_end;
+  if (a.has_dt) m->opt.dt = a.dt;
+  if (a.has_integrator) m->opt.integrator = a.integrator;
+
+  const double dt = m->opt.dt, t_end = m->opt.t_end;
+  // Options given on the command line are already checked; these guard the model's own values.
+  if (!(dt > 0) || !isfinite(dt) || !(t_end > 0) || !isfinite(t_end) || t_end / dt > 1e15) {
+    fprintf(stderr, "hydyn: invalid solver settings dt = %g s, t_end = %g s\n", dt, t_end);
+    hy_model_free(m);
+    return a.has_dt || a.has_t_end ? HY_CLI_USAGE : HY_CLI_FAIL;
+  }
+  // A step count, not a time comparison, ends the loop: accumulated t can fall just short of
+  // t_end and take one step too many.
+  const long long nstep = llround(t_end / dt);
+  if (nstep < 1) {
+    fprintf(stderr, "hydyn: t_end = %g s is less than half a step (dt = %g s): nothing to run\n",
+            t_end, dt);
+    hy_model_free(m);
+    return a.has_dt || a.has_t_end ? HY_CLI_USAGE : HY_CLI_FAIL;
+  }
+
+  hy_data* d = NULL;
+  hy_status s = hy_data_make(m, &d);
+  if (s != HY_OK) {
+    fprintf(stderr, "hydyn: cannot set up the simulation of '%s': %s\n", a.model,
+            hy_status_str(s));
+    hy_model_free(m);
+    return HY_CLI_FAIL;
+  }
+
+  char csv_path[300];
+  const char* out = NULL;
+  if (!a.no_out) {
+    if (a.out) {
+      out = a.out;
+    } else {
+      default_csv_path(m, "hydyn", csv_path, sizeof csv_path);
+      out = csv_path;
+    }
+  }
+  hy_csv* csv = NULL;
+  if (out) {
+    hy_error err;
+    memset(&err, 0, sizeof err);
+    if (hy_csv_open(out, m, &csv, &err) != HY_OK) {
+      print_error("", &err);
+      hy_data_free(d);
+      hy_model_free(m);
+      return HY_CLI_FAIL;
+    }
+  }
+  const int csv_stdout = out && strcmp(out, "-") == 0;
+
+  run_totals r = {0};
+  rc = simulate(m, d, csv, nstep, a.every, a.quiet, &r);
+  if (hy_csv_close(csv) != HY_OK && rc == HY_CLI_OK) {
+    fprintf(stderr, "hydyn: writing '%s' failed\n", out);
+    rc = HY_CLI_FAIL;
+  }
+  if (rc == HY_CLI_OK) {
+    FILE* fp = csv_stdout ? stderr : stdout;
+    const double sim_time = (double)r.steps * dt;
+    const double rtf = r.wall > 0 ? sim_time / r.wall : INFINITY;
+    fprintf(fp,
+            "summary: model=%s integrator=%s dt=%g t_end=%g steps=%lld wall=%.4g s rtf=%.4g "
+            "energy_drift=%.3g J energy_drift_rel=%.3g csv=%s\n",
+            m->name[0] ? m->name : a.model, hy_integrator_name(m->opt.integrator), dt, t_end,
+            r.steps, r.wall, rtf, r.drift, r.drift / fmax(r.scale, DBL_MIN), out ? out : "none");
+  }
+  hy_data_free(d);
+  hy_model_free(m);
+  return rc;
+}

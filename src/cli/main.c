@@ -1,0 +1,60 @@
+// The hydyn command: dispatch to the subcommands, global help and version.
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "hydyn/hydyn.h"
+
+static void usage(FILE* fp) {
+  fputs(
+      "usage: hydyn <command> [arguments]\n"
+      "\n"
+      "Simulates hydraulically actuated multibody systems.\n"
+      "\n"
+      "commands:\n"
+      "  run MODEL [options]  run a model file or a built-in model; writes a CSV of the\n"
+      "                       trajectory and prints a one-line summary\n"
+      "  models               list the built-in models\n"
+      "  help                 show this help\n"
+      "\n"
+      "options:\n"
+      "  -h, --help           show this help\n"
+      "  --version            print the version\n"
+      "\n"
+      "'hydyn run --help' lists the options of run. Exit status: 0 success, 1 model or run\n"
+      "error, 2 bad command line.\n",
+      fp);
+}
+
+void hy_cli_list_builtins(FILE* fp, const char* sep) {
+  const int n = hy_builtin_count();
+  for (int i = 0; i < n; i++) fprintf(fp, "%s%s", i ? sep : "", hy_builtin_name(i));
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return HY_CLI_USAGE;
+  }
+  const char* cmd = argv[1];
+  if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+    usage(stdout);
+    return HY_CLI_OK;
+  }
+  if (strcmp(cmd, "--version") == 0) {
+    printf("hydyn %s\n", HY_VERSION_STRING);
+    return HY_CLI_OK;
+  }
+  if (strcmp(cmd, "models") == 0) {
+    if (argc > 2) {
+      fprintf(stderr, "hydyn models: unexpected argument '%s'\n", argv[2]);
+      return HY_CLI_USAGE;
+    }
+    hy_cli_list_builtins(stdout, "\n");
+    if (hy_builtin_count() > 0) putchar('\n');
+    return HY_CLI_OK;
+  }
+  if (strcmp(cmd, "run") == 0) return hy_cli_run(argc - 1, argv + 1);
+  fprintf(stderr, "hydyn: unknown command '%s'\nTry 'hydyn --help'.\n", cmd);
+  return HY_CLI_USAGE;
+}

@@ -1,0 +1,138 @@
+// Internal header of src/core: small dense algebra, spatial 6-vectors, LU, arena, errors and
+// the allocator hook. Everything here is hand-written because the sizes are tiny (3, 6, <= ~40)
+// and the calls sit in the innermost loops of every step.
+#ifndef HYDYN_SRC_CORE_CORE_H_
+#define HYDYN_SRC_CORE_CORE_H_
+
+#include <stddef.h>
+
+#include "hydyn/types.h"
+
+// C11 <math.h> does not define M_PI.
+#define HY_PI 3.14159265358979323846
+
+//----- 3-vectors and 3x3 matrices (row-major, double[3] and double[9]) -----------------------
+
+void hy_v3_set(double r[3], double x, double y, double z);
+void hy_v3_copy(double r[3], const double a[3]);
+void hy_v3_add(double r[3], const double a[3], const double b[3]);
+void hy_v3_sub(double r[3], const double a[3], const double b[3]);
+void hy_v3_scale(double r[3], const double a[3], double s);
+// r += s*a
+void hy_v3_addscl(double r[3], const double a[3], double s);
+double hy_v3_dot(const double a[3], const double b[3]);
+// r = a x b; r may alias a or b.
+void hy_v3_cross(double r[3], const double a[3], const double b[3]);
+double hy_v3_norm(const double a[3]);
+// Normalizes in place; returns the norm before normalization (0 leaves a unchanged).
+double hy_v3_normalize(double a[3]);
+
+void hy_m3_identity(double r[9]);
+void hy_m3_copy(double r[9], const double a[9]);
+// r = a*b; r must not alias a or b.
+void hy_m3_mul(double r[9], const double a[9], const double b[9]);
+// r = a^T*b; r must not alias.
+void hy_m3_mulT1(double r[9], const double a[9], const double b[9]);
+// r = a*b^T; r must not alias.
+void hy_m3_mulT2(double r[9], const double a[9], const double b[9]);
+void hy_m3_transpose(double r[9], const double a[9]);
+// r = a*v; r must not alias v.
+void hy_m3_mulv(double r[3], const double a[9], const double v[3]);
+// r = a^T*v; r must not alias v.
+void hy_m3_mulTv(double r[3], const double a[9], const double v[3]);
+// r = skew(v), the matrix with skew(v)*x = v x x.
+void hy_m3_skew(double r[9], const double v[3]);
+double hy_m3_det(const double a[9]);
+
+//----- rotations --------------------------------------------------------------------------
+
+// Rotation matrix of angle (rad) about a unit axis (Rodrigues).
+void hy_rot_axis_angle(double r[9], const double axis[3], double angle);
+// Smallest rotation taking unit vector a onto unit vector b (r*a = b); antiparallel vectors
+// turn by pi about an axis perpendicular to a.
+void hy_rot_align(double r[9], const double a[3], const double b[3]);
+// Axis and angle (rad, in [0, pi]) of a rotation matrix.
+void hy_rot_to_axis_angle(const double r[9], double axis[3], double* angle);
+
+//----- spatial 6-vectors [linear; angular] and 6x6 blocks (row-major double[36]) -------------
+
+void hy_sv_zero(double r[6]);
+void hy_sv_copy(double r[6], const double a[6]);
+void hy_sv_add(double r[6], const double a[6], const double b[6]);
+// r += s*a
+void hy_sv_addscl(double r[6], const double a[6], double s);
+double hy_sv_dot(const double a[6], const double b[6]);
+void hy_m6_zero(double r[36]);
+void hy_m6_add(double r[36], const double a[36], const double b[36]);
+// r = a*v; r must not alias v.
+void hy_m6_mulv(double r[6], const double a[36], const double v[6]);
+// Mass matrix of a rigid body for the velocity of the point coincident with the origin,
+// seed 000 Eq. 9: [m I, -m g~; m g~, J - m g~ g~], g = centre of mass, J = inertia about it,
+// both in the inertial frame.
+void hy_m6_body_inertia(double r[36], double mass, const double com[3], const double inertia[9]);
+
+//----- small dense linear algebra (row-major, n <= a few dozen) -----------------------------
+
+// LU with partial pivoting, in place: a = P*L*U. piv[i] is the row swapped with row i.
+// Returns HY_OK, or HY_WARN_SINGULAR (> 0) with *sing_col set when a pivot is exactly zero or
+// below tiny*max|a|.
+hy_status hy_lu_factor(int n, double* a, int* piv, int* sing_col);
+// Solves a*x = b in place in b using the factors of hy_lu_factor.
+void hy_lu_solve(int n, const double* lu, const int* piv, double* b);
+
+// LU with full pivoting of an m x n matrix, in place: P*a*Q = L*U. row_perm and col_perm give the
+// original row/column at each position (size m and n). Pivots below tol*max|a| stop the
+// elimination; *rank is the number of pivots taken, and col_perm[0..rank) are the pivot
+// (dependent) columns and col_perm[rank..n) the rest (independent), for the double-step
+// coordinate partition (seed 000, text after Eq. 15).
+void hy_lu_full(int m, int n, double* a, int* row_perm, int* col_perm, double tol, int* rank);
+
+// Cholesky of a symmetric positive-definite matrix, in place (lower triangle). Returns
+// HY_WARN_SINGULAR with *sing_col set when a pivot is not positive.
+hy_status hy_chol_factor(int n, double* a, int* sing_col);
+void hy_chol_solve(int n, const double* l, double* b);
+
+//----- allocation ----------------------------------------------------------------------------
+
+// Every heap allocation of hydyn goes through these two, which call the hook set by
+// hy_set_allocator (malloc/free by default). Tests count and fail allocations through the hook.
+void* hy_malloc(size_t size);
+void hy_free(void* ptr);
+// Allocates and zeroes.
+void* hy_calloc(size_t count, size_t size);
+
+// An arena: one block, bump allocation in 64-byte aligned pieces, mark/release frames. Running
+// out returns NULL and records the request; it never falls back to the heap.
+typedef struct hy_arena {
+  unsigned char* base;
+  size_t size;  // bytes
+  size_t used;  // bytes
+  size_t peak;  // high-water mark (bytes), including a request that did not fit
+} hy_arena;
+
+hy_status hy_arena_init(hy_arena* a, size_t size);
+void hy_arena_free(hy_arena* a);
+// Bytes an allocation of `bytes` takes, alignment included (for exact sizing).
+size_t hy_arena_need(size_t bytes);
+void* hy_arena_alloc(hy_arena* a, size_t bytes);
+size_t hy_arena_mark(const hy_arena* a);
+void hy_arena_release(hy_arena* a, size_t mark);
+
+//----- errors --------------------------------------------------------------------------------
+
+// Fills e (nullable) with code, location and a printf-style message; returns code.
+hy_status hy_error_set(hy_error* e, hy_status code, const char* func, const char* file, int line,
+                       const char* fmt, ...) __attribute__((format(printf, 6, 7)));
+// As hy_error_set, and records the position in a model file (path, 1-based line and column).
+hy_status hy_error_set_src(hy_error* e, hy_status code, const char* src_path, int src_line,
+                           int src_col, const char* fmt, ...)
+    __attribute__((format(printf, 6, 7)));
+
+#define HY_FAIL(e, code, ...) hy_error_set((e), (code), __func__, __FILE__, __LINE__, __VA_ARGS__)
+#define HY_TRY(call)               \
+  do {                             \
+    hy_status hy_try_s_ = (call);  \
+    if (hy_try_s_ < 0) return hy_try_s_; \
+  } while (0)
+
+#endif  // HYDYN_SRC_CORE_CORE_H_

@@ -1,0 +1,185 @@
+// Small dense factorizations, row-major, in place: partial-pivot LU (Newton tangents), full-pivot
+// LU (coordinate partitioning, seed 000 text after Eq. 15) and Cholesky.
+#include <math.h>
+
+#include "core/core.h"
+
+// A pivot is treated as zero below this fraction of the largest entry of the matrix: the
+// elimination would then amplify rounding by more than ~1e14 and the solution is meaningless.
+#define HY_LU_TINY 1e-14
+
+static double max_abs(int count, const double* a) {
+  double m = 0;
+  for (int i = 0; i < count; i++) {
+    const double v = fabs(a[i]);
+    if (v > m) m = v;
+  }
+  return m;
+}
+
+static void swap_rows(double* a, int ncol, int i, int j) {
+  double* ri = a + (size_t)i * ncol;
+  double* rj = a + (size_t)j * ncol;
+  for (int k = 0; k < ncol; k++) {
+    const double t = ri[k];
+    ri[k] = rj[k];
+    rj[k] = t;
+  }
+}
+
+static void swap_int(int* v, int i, int j) {
+  const int t = v[i];
+  v[i] = v[j];
+  v[j] = t;
+}
+
+//----- partial pivoting ----------------------------------------------------------------------
+
+hy_status hy_lu_factor(int n, double* a, int* piv, int* sing_col) {
+  const double tiny = HY_LU_TINY * max_abs(n * n, a);
+  for (int k = 0; k < n; k++) {
+    int p = k;
+    double best = fabs(a[(size_t)k * n + k]);
+    for (int i = k + 1; i < n; i++) {
+      const double v = fabs(a[(size_t)i * n + k]);
+      if (v > best) {
+        best = v;
+        p = i;
+      }
+    }
+    if (!(best > tiny)) {  // best == 0 included, also when tiny == 0
+      // Leave the remaining permutation as identity so a caller that solves anyway stays in
+      // bounds; the factors themselves are unusable.
+      for (int i = k; i < n; i++) piv[i] = i;
+      if (sing_col) *sing_col = k;
+      return HY_WARN_SINGULAR;
+    }
+    piv[k] = p;
+    if (p != k) swap_rows(a, n, k, p);
+    const double* rk = a + (size_t)k * n;
+    const double inv = 1.0 / rk[k];
+    for (int i = k + 1; i < n; i++) {
+      double* ri = a + (size_t)i * n;
+      const double l = ri[k] * inv;
+      ri[k] = l;
+      if (l == 0) continue;
+      for (int j = k + 1; j < n; j++) ri[j] -= l * rk[j];
+    }
+  }
+  return HY_OK;
+}
+
+void hy_lu_solve(int n, const double* lu, const int* piv, double* b) {
+  for (int k = 0; k < n; k++) {
+    const int p = piv[k];
+    if (p != k) {
+      const double t = b[k];
+      b[k] = b[p];
+      b[p] = t;
+    }
+  }
+  // L y = P b, unit lower triangle.
+  for (int i = 1; i < n; i++) {
+    const double* ri = lu + (size_t)i * n;
+    double s = b[i];
+    for (int j = 0; j < i; j++) s -= ri[j] * b[j];
+    b[i] = s;
+  }
+  // U x = y.
+  for (int i = n - 1; i >= 0; i--) {
+    const double* ri = lu + (size_t)i * n;
+    double s = b[i];
+    for (int j = i + 1; j < n; j++) s -= ri[j] * b[j];
+    b[i] = s / ri[i];
+  }
+}
+
+//----- full pivoting -------------------------------------------------------------------------
+
+void hy_lu_full(int m, int n, double* a, int* row_perm, int* col_perm, double tol, int* rank) {
+  for (int i = 0; i < m; i++) row_perm[i] = i;
+  for (int j = 0; j < n; j++) col_perm[j] = j;
+  const double stop = tol * max_abs(m * n, a);
+  const int kmax = m < n ? m : n;
+  int k = 0;
+  for (; k < kmax; k++) {
+    // Largest entry of the remaining block a[k.., k..].
+    int p = k, q = k;
+    double best = 0;
+    for (int i = k; i < m; i++) {
+      const double* ri = a + (size_t)i * n;
+      for (int j = k; j < n; j++) {
+        const double v = fabs(ri[j]);
+        if (v > best) {
+          best = v;
+          p = i;
+          q = j;
+        }
+      }
+    }
+    if (best == 0 || best <= stop) break;
+    if (p != k) {
+      swap_rows(a, n, k, p);
+      swap_int(row_perm, k, p);
+    }
+    if (q != k) {
+      for (int i = 0; i < m; i++) {
+        double* ri = a + (size_t)i * n;
+        const double t = ri[k];
+        ri[k] = ri[q];
+        ri[q] = t;
+      }
+      swap_int(col_perm, k, q);
+    }
+    const double* rk = a + (size_t)k * n;
+    const double inv = 1.0 / rk[k];
+    for (int i = k + 1; i < m; i++) {
+      double* ri = a + (size_t)i * n;
+      const double l = ri[k] * inv;
+      ri[k] = l;
+      if (l == 0) continue;
+      for (int j = k + 1; j < n; j++) ri[j] -= l * rk[j];
+    }
+  }
+  *rank = k;
+}
+
+//----- Cholesky ------------------------------------------------------------------------------
+
+hy_status hy_chol_factor(int n, double* a, int* sing_col) {
+  for (int j = 0; j < n; j++) {
+    double* rj = a + (size_t)j * n;
+    double d = rj[j];
+    for (int k = 0; k < j; k++) d -= rj[k] * rj[k];
+    if (!(d > 0)) {  // also catches NaN
+      if (sing_col) *sing_col = j;
+      return HY_WARN_SINGULAR;
+    }
+    const double ljj = sqrt(d);
+    rj[j] = ljj;
+    const double inv = 1.0 / ljj;
+    for (int i = j + 1; i < n; i++) {
+      double* ri = a + (size_t)i * n;
+      double s = ri[j];
+      for (int k = 0; k < j; k++) s -= ri[k] * rj[k];
+      ri[j] = s * inv;
+    }
+  }
+  return HY_OK;
+}
+
+void hy_chol_solve(int n, const double* l, double* b) {
+  // L y = b.
+  for (int i = 0; i < n; i++) {
+    const double* ri = l + (size_t)i * n;
+    double s = b[i];
+    for (int k = 0; k < i; k++) s -= ri[k] * b[k];
+    b[i] = s / ri[i];
+  }
+  // L^T x = y.
+  for (int i = n - 1; i >= 0; i--) {
+    double s = b[i];
+    for (int k = i + 1; k < n; k++) s -= l[(size_t)k * n + i] * b[k];
+    b[i] = s / l[(size_t)i * n + i];
+  }
+}

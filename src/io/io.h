@@ -1,0 +1,36 @@
+// Internal header of src/io: result recorders (CSV). The YAML loader and the built-in model table
+// have their own entry points (include/hydyn/model.h, io_builtin.h).
+#ifndef HYDYN_SRC_IO_IO_H_
+#define HYDYN_SRC_IO_IO_H_
+
+#include "hydyn/model.h"
+#include "hydyn/sim.h"
+#include "hydyn/types.h"
+
+//----- CSV recorder --------------------------------------------------------------------------
+
+// A CSV file receiving one row per recorded step. Columns (units in the header, SI):
+//   time[s], z:<joint>[rad|m] per joint, zd:<joint>[rad/s|m/s] per joint,
+//   E_kin[J], E_pot[J], W_ext[J], E_total[J]      (E_total = hy_energy_total)
+// Joints come in model order; revolute joints are in rad, prismatic ones in m. Values are
+// printed with %.17g, so reading them back gives the doubles bit for bit. A field holding a
+// comma, quote or line break is quoted (RFC 4180). Rows are flushed every HY_CSV_FLUSH_ROWS
+// rows and at close, so a run that fails keeps the rows written before the failure.
+typedef struct hy_csv hy_csv;
+
+enum { HY_CSV_FLUSH_ROWS = 64 };
+
+// Opens path for writing ("-" = standard output, which is flushed but never closed), writes the
+// header for model m and returns the recorder in *out. Returns HY_ERR_ARG for NULL arguments,
+// HY_ERR_IO when the file cannot be opened or written, HY_ERR_NOMEM. Nullable: err.
+hy_status hy_csv_open(const char* path, const hy_model* m, hy_csv** out, hy_error* err);
+
+// Appends the row of the state in d (d->time, d->z, d->zd, energies). m must be the model the
+// recorder was opened with. Returns HY_ERR_IO when writing fails.
+hy_status hy_csv_write(hy_csv* c, const hy_model* m, const hy_data* d);
+
+// Flushes and closes the file and frees the recorder (NULL is a no-op). Returns HY_ERR_IO when
+// an earlier write, the flush or the close failed.
+hy_status hy_csv_close(hy_csv* c);
+
+#endif  // HYDYN_SRC_IO_IO_H_

@@ -1,0 +1,38 @@
+// Internal header of src/mech: semi-recursive kinematics and open-tree dynamics in relative
+// joint coordinates (seed 000_c866e3283107e8a4.txt, Section 2.1, Eqs. 1-12).
+#ifndef HYDYN_SRC_MECH_MECH_H_
+#define HYDYN_SRC_MECH_MECH_H_
+
+#include "hydyn/model.h"
+#include "hydyn/sim.h"
+
+// Work arrays of the mechanics, owned by the data's private workspace.
+typedef struct hy_mech_work {
+  double* body_M;    // M-bar_j of each body, Eq. 9                          (nbody x 36)
+  double* body_Q;    // Q-bar_j - M-bar_j * Zd0_j: forces less velocity terms  (nbody x 6)
+  double* body_Zd0;  // Cartesian acceleration with zdd = 0 (T Rd_dot zd)     (nbody x 6)
+  double* comp_M;    // composite M-bar of each subtree                       (nbody x 36)
+  double* comp_Q;    // composite force of each subtree                       (nbody x 6)
+  double* Mfac;      // Cholesky factor of M'                                 (nz x nz)
+  double* load_val;  // applied load vectors at the current time              (nload x 3)
+} hy_mech_work;
+
+// Doubles the work arrays need.
+size_t hy_mech_work_size(const hy_model* m);
+// Carves the work arrays out of `buf` (hy_mech_work_size doubles).
+void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf);
+
+// Positions and velocities of every body and marker, b_j and d_j, from (z, zd): Eqs. 2, 4, 6.
+void hy_mech_kinematics(const hy_model* m, hy_data* d, hy_mech_work* w);
+// M'(z) and Q'(z, zd, t) by composite accumulation from the leaves to the root, Eqs. 8-12.
+// Needs hy_mech_kinematics first.
+void hy_mech_dynamics(const hy_model* m, hy_data* d, hy_mech_work* w);
+// Solves M' zdd = Q' and fills body accelerations (Eq. 3). Returns HY_ERR_SINGULAR with a
+// message in d->err when M' is not positive definite (a massless subtree, say).
+hy_status hy_mech_accelerations(const hy_model* m, hy_data* d, hy_mech_work* w);
+// Kinetic and gravitational potential energy into d->energy_kin / d->energy_pot.
+void hy_mech_energy(const hy_model* m, hy_data* d);
+// Power of the applied loads (W) at the current kinematics.
+double hy_mech_load_power(const hy_model* m, const hy_data* d, const hy_mech_work* w);
+
+#endif  // HYDYN_SRC_MECH_MECH_H_

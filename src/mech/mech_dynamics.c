@@ -1,0 +1,170 @@
+// Open-tree equations of motion M'(z) zdd = Q'(z, zd, t): seed 000_c866e3283107e8a4.txt
+// Eqs. 8-12, evaluated by accumulating composite inertias and forces from the leaves to the root
+// instead of forming R_d^T T^T M-bar T R_d (6N x 6N) explicitly.
+#include <stdio.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "mech/mech.h"
+
+// Applied load vectors at time t (vector scaled by its signal).
+static void eval_loads(const hy_model* m, double t, double* val) {
+  for (int k = 0; k < m->sizes.nload; k++) {
+    const int sig = m->load_sig[k];
+    const double s = sig < 0 ? 1.0 : hy_signal_eval(m, sig, t);
+    hy_v3_scale(val + 3 * k, m->load_vector + 3 * k, s);
+  }
+}
+
+void hy_mech_dynamics(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  const int nb = m->sizes.nbody, nz = m->sizes.nz;
+  const double* grav = m->opt.gravity;
+
+  eval_loads(m, d->time, w->load_val);
+
+  // per body: M-bar (Eq. 9) and Q-bar (Eq. 10) less M-bar times the velocity-product
+  // acceleration, the bracket of Eq. 11
+  for (int j = 0; j < nb; j++) {
+    const double mass = m->body_mass[j];
+    const double* A = d->body_rot + 9 * j;
+    const double* g = d->body_com + 3 * j;
+    const double* om = d->body_Z + 6 * j + 3;
+    double J[9], AJ[9];
+    hy_m3_mul(AJ, A, m->body_inertia + 9 * j);
+    hy_m3_mulT2(J, AJ, A);
+    double* Mb = w->body_M + 36 * j;
+    hy_m6_body_inertia(Mb, mass, g, J);
+
+    // gravity at the centre of mass as a force and a moment about the origin
+    double f[3], n[3];
+    hy_v3_scale(f, grav, mass);
+    hy_v3_cross(n, g, f);
+    // centripetal and gyroscopic terms: m w x g_dot and w x J w. hydyn's Zd is the time
+    // derivative of Z (Eq. 3 with d_j = b_dot_j zd_j), so the centre-of-mass acceleration is
+    // g_ddot = s_ddot - g~ w_dot + w x g_dot with g_dot = s_dot + w x g (Eq. 6); seed 000 Eq. 7
+    // writes w~w~g because its d_j carries the w x s_dot part instead.
+    double gdot[3], wgd[3], Jw[3], wJw[3], t3[3];
+    hy_v3_cross(gdot, om, g);
+    hy_v3_add(gdot, gdot, d->body_Z + 6 * j);
+    hy_v3_cross(wgd, om, gdot);
+    hy_v3_scale(wgd, wgd, mass);
+    hy_m3_mulv(Jw, J, om);
+    hy_v3_cross(wJw, om, Jw);
+    hy_v3_cross(t3, g, wgd);
+    double* Qb = w->body_Q + 6 * j;
+    for (int k = 0; k < 3; k++) {
+      Qb[k] = f[k] - wgd[k];
+      Qb[3 + k] = n[k] - wJw[k] - t3[k];
+    }
+    double MZd0[6];
+    hy_m6_mulv(MZd0, Mb, w->body_Zd0 + 6 * j);
+    for (int k = 0; k < 6; k++) Qb[k] -= MZd0[k];
+  }
+
+  // applied loads: a force f at x acts as [f; x x f] on Z, a torque as [0; tau]
+  for (int k = 0; k < m->sizes.nload; k++) {
+    const int bk = m->mrk_body[m->load_mrk[k]];
+    if (bk < 0) continue;  // a load on ground does no work on the tree
+    double* Qb = w->body_Q + 6 * bk;
+    const double* v = w->load_val + 3 * k;
+    if (m->load_type[k] == HY_LOAD_FORCE) {
+      double xf[3];
+      hy_v3_cross(xf, d->mrk_pos + 3 * m->load_mrk[k], v);
+      for (int c = 0; c < 3; c++) {
+        Qb[c] += v[c];
+        Qb[3 + c] += xf[c];
+      }
+    } else {
+      for (int c = 0; c < 3; c++) Qb[3 + c] += v[c];
+    }
+  }
+
+  // composites from the leaves to the root (children have larger indices than parents)
+  memcpy(w->comp_M, w->body_M, sizeof(double) * 36 * (size_t)nb);
+  memcpy(w->comp_Q, w->body_Q, sizeof(double) * 6 * (size_t)nb);
+  for (int j = nb - 1; j >= 0; j--) {
+    const int p = m->body_parent[j];
+    if (p < 0) continue;
+    hy_m6_add(w->comp_M + 36 * p, w->comp_M + 36 * p, w->comp_M + 36 * j);
+    hy_sv_add(w->comp_Q + 6 * p, w->comp_Q + 6 * p, w->comp_Q + 6 * j);
+  }
+
+  // M'_ik = b_i^T Mc_i b_k for k an ancestor of i (or i itself), zero for unrelated joints;
+  // Q'_i = b_i^T Qc_i
+  memset(d->M, 0, sizeof(double) * (size_t)nz * (size_t)nz);
+  for (int i = 0; i < nb; i++) {
+    const int zi = m->jnt_zadr[i];
+    double Mcb[6];
+    hy_m6_mulv(Mcb, w->comp_M + 36 * i, d->jnt_b + 6 * i);
+    for (int k = i; k >= 0; k = m->body_parent[k]) {
+      const int zk = m->jnt_zadr[k];
+      const double v = hy_sv_dot(d->jnt_b + 6 * k, Mcb);
+      d->M[zi * nz + zk] = v;
+      d->M[zk * nz + zi] = v;
+    }
+    d->Q[zi] = hy_sv_dot(d->jnt_b + 6 * i, w->comp_Q + 6 * i);
+  }
+}
+
+hy_status hy_mech_accelerations(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  const int nb = m->sizes.nbody, nz = m->sizes.nz;
+  memcpy(w->Mfac, d->M, sizeof(double) * (size_t)nz * (size_t)nz);
+  memcpy(d->zdd, d->Q, sizeof(double) * (size_t)nz);
+  int col = -1;
+  if (hy_chol_factor(nz, w->Mfac, &col) != HY_OK) {
+    int j = 0;
+    while (j < nb && m->jnt_zadr[j] != col) j++;
+    return HY_FAIL(&d->err, HY_ERR_SINGULAR,
+                   "mass matrix is not positive definite at joint '%s' (t = %g s): a subtree "
+                   "without mass or inertia about its joint axis",
+                   j < nb ? m->jnt_name + (size_t)j * HY_NAME_MAX : "?", d->time);
+  }
+  hy_chol_solve(nz, w->Mfac, d->zdd);
+  // Eq. 3 with the solved accelerations
+  for (int j = 0; j < nb; j++) {
+    const int p = m->body_parent[j];
+    const double zdd = d->zdd[m->jnt_zadr[j]];
+    double* Zd = d->body_Zd + 6 * j;
+    for (int k = 0; k < 6; k++) {
+      Zd[k] = (p < 0 ? 0.0 : d->body_Zd[6 * p + k]) + d->jnt_b[6 * j + k] * zdd +
+              d->jnt_d[6 * j + k];
+    }
+  }
+  return HY_OK;
+}
+
+void hy_mech_energy(const hy_model* m, hy_data* d) {
+  double kin = 0, pot = 0;
+  for (int j = 0; j < m->sizes.nbody; j++) {
+    const double mass = m->body_mass[j];
+    const double* g = d->body_com + 3 * j;
+    const double* Z = d->body_Z + 6 * j;
+    // centre-of-mass velocity g_dot = s_dot + omega x g (Eq. 6); rotational part with the
+    // inertia in body axes, omega_body = A^T omega
+    double gd[3], wb[3], Jwb[3];
+    hy_v3_cross(gd, Z + 3, g);
+    hy_v3_add(gd, gd, Z);
+    hy_m3_mulTv(wb, d->body_rot + 9 * j, Z + 3);
+    hy_m3_mulv(Jwb, m->body_inertia + 9 * j, wb);
+    kin += 0.5 * (mass * hy_v3_dot(gd, gd) + hy_v3_dot(wb, Jwb));
+    pot -= mass * hy_v3_dot(m->opt.gravity, g);
+  }
+  d->energy_kin = kin;
+  d->energy_pot = pot;
+}
+
+double hy_mech_load_power(const hy_model* m, const hy_data* d, const hy_mech_work* w) {
+  double power = 0;
+  for (int k = 0; k < m->sizes.nload; k++) {
+    const int mk = m->load_mrk[k];
+    const int bk = m->mrk_body[mk];
+    if (bk < 0) continue;
+    const double* v = w->load_val + 3 * k;
+    if (m->load_type[k] == HY_LOAD_FORCE) {
+      power += hy_v3_dot(v, d->mrk_vel + 3 * mk);
+    } else {
+      power += hy_v3_dot(v, d->body_Z + 6 * bk + 3);
+    }
+  }
+  return power;
+}

@@ -1,0 +1,120 @@
+// Semi-recursive kinematics: seed 000_c866e3283107e8a4.txt Eqs. 1-7.
+//
+// Z_j = [s_dot_j; omega_j] is the velocity of the body point that coincides with the inertial
+// origin, so velocities of a child add to its parent's by Z_j = Z_parent + b_j zd_j (Eq. 2) and
+// accelerations by Zd_j = Zd_parent + b_j zdd_j + d_j (Eq. 3).
+#include "core/core.h"
+#include "mech/mech.h"
+
+size_t hy_mech_work_size(const hy_model* m) {
+  const size_t nb = (size_t)m->sizes.nbody, nz = (size_t)m->sizes.nz;
+  return nb * (36 + 6 + 6 + 36 + 6) + nz * nz + 3 * (size_t)m->sizes.nload;
+}
+
+void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf) {
+  const size_t nb = (size_t)m->sizes.nbody, nz = (size_t)m->sizes.nz;
+  w->body_M = buf;
+  buf += 36 * nb;
+  w->body_Q = buf;
+  buf += 6 * nb;
+  w->body_Zd0 = buf;
+  buf += 6 * nb;
+  w->comp_M = buf;
+  buf += 36 * nb;
+  w->comp_Q = buf;
+  buf += 6 * nb;
+  w->Mfac = buf;
+  buf += nz * nz;
+  w->load_val = buf;
+}
+
+void hy_mech_kinematics(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  const int nb = m->sizes.nbody;
+  static const double zero3[3] = {0, 0, 0};
+  static const double eye3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  static const double zero6[6] = {0, 0, 0, 0, 0, 0};
+
+  for (int j = 0; j < nb; j++) {
+    const int p = m->body_parent[j];
+    const double* Ap = p < 0 ? eye3 : d->body_rot + 9 * p;
+    const double* rp = p < 0 ? zero3 : d->body_pos + 3 * p;
+    const double* Zp = p < 0 ? zero6 : d->body_Z + 6 * p;
+    const double* Zd0p = p < 0 ? zero6 : w->body_Zd0 + 6 * p;
+    const double z = d->z[m->jnt_zadr[j]];
+    const double zd = d->zd[m->jnt_zadr[j]];
+    double* A = d->body_rot + 9 * j;
+    double* r = d->body_pos + 3 * j;
+    double* b = d->jnt_b + 6 * j;
+    double* dj = d->jnt_d + 6 * j;
+
+    // joint axis u and joint point P on the parent, inertial frame
+    double u[3], P[3], tmp[3], A0[9];
+    hy_m3_mulv(u, Ap, m->jnt_paxis + 3 * j);
+    hy_m3_mulv(tmp, Ap, m->jnt_ppoint + 3 * j);
+    hy_v3_add(P, rp, tmp);
+    hy_m3_mul(A0, Ap, m->jnt_crot + 9 * j);
+
+    // velocity of the parent's material point at P, and the parent's angular velocity
+    const double* wp = Zp + 3;
+    double Pdot[3], wxu[3];
+    hy_v3_cross(tmp, wp, P);
+    hy_v3_add(Pdot, Zp, tmp);
+    hy_v3_cross(wxu, wp, u);
+
+    double Pc[3];  // where the child's joint point sits
+    if (m->jnt_type[j] == HY_JOINT_REVOLUTE) {
+      double R[9];
+      hy_rot_axis_angle(R, m->jnt_caxis + 3 * j, z);
+      hy_m3_mul(A, A0, R);
+      hy_v3_copy(Pc, P);
+      // b = [P x u; u]: a rotation zd about the axis through P moves the origin point with
+      // zd * (P x u); d = b_dot zd with P and u carried by the parent
+      hy_v3_cross(b, P, u);
+      hy_v3_copy(b + 3, u);
+      double t1[3], t2[3];
+      hy_v3_cross(t1, Pdot, u);
+      hy_v3_cross(t2, P, wxu);
+      hy_v3_add(dj, t1, t2);
+      hy_v3_scale(dj, dj, zd);
+      hy_v3_scale(dj + 3, wxu, zd);
+    } else {
+      hy_m3_copy(A, A0);
+      hy_v3_copy(Pc, P);
+      hy_v3_addscl(Pc, u, z);
+      // b = [u; 0]: a slide moves every point alike; d = [(omega_p x u) zd; 0]
+      hy_v3_copy(b, u);
+      hy_v3_set(b + 3, 0, 0, 0);
+      hy_v3_scale(dj, wxu, zd);
+      hy_v3_set(dj + 3, 0, 0, 0);
+    }
+    // body origin from the child's joint point
+    hy_m3_mulv(tmp, A, m->jnt_cpoint + 3 * j);
+    hy_v3_sub(r, Pc, tmp);
+    hy_m3_mulv(tmp, A, m->body_com + 3 * j);
+    hy_v3_add(d->body_com + 3 * j, r, tmp);
+
+    // Eq. 2, and Eq. 3 with zdd = 0
+    double* Z = d->body_Z + 6 * j;
+    for (int k = 0; k < 6; k++) Z[k] = Zp[k] + b[k] * zd;
+    double* Zd0 = w->body_Zd0 + 6 * j;
+    for (int k = 0; k < 6; k++) Zd0[k] = Zd0p[k] + dj[k];
+  }
+
+  // markers: x = r + A*point, velocity s_dot + omega x x
+  for (int k = 0; k < m->sizes.nmrk; k++) {
+    const int bk = m->mrk_body[k];
+    double* x = d->mrk_pos + 3 * k;
+    double* v = d->mrk_vel + 3 * k;
+    if (bk < 0) {
+      hy_v3_copy(x, m->mrk_point + 3 * k);
+      hy_v3_set(v, 0, 0, 0);
+      continue;
+    }
+    double tmp[3];
+    hy_m3_mulv(tmp, d->body_rot + 9 * bk, m->mrk_point + 3 * k);
+    hy_v3_add(x, d->body_pos + 3 * bk, tmp);
+    const double* Z = d->body_Z + 6 * bk;
+    hy_v3_cross(tmp, Z + 3, x);
+    hy_v3_add(v, Z, tmp);
+  }
+}

@@ -1,0 +1,26 @@
+// Internal header of src/model: the editable spec behind the opaque hy_spec.
+#ifndef HYDYN_SRC_MODEL_MODEL_H_
+#define HYDYN_SRC_MODEL_MODEL_H_
+
+#include "hydyn/model.h"
+
+struct hy_spec {
+  char name[HY_NAME_MAX];
+  char path[256];
+  hy_option opt;
+  hy_body_def* bodies;
+  int nbody, cap_body;
+  hy_joint_def* joints;
+  int njoint, cap_joint;
+  hy_marker_def* markers;
+  int nmarker, cap_marker;
+  hy_signal_def* signals;  // t and value owned by the spec
+  int nsignal, cap_signal;
+  hy_load_def* loads;
+  int nload, cap_load;
+};
+
+// Allocates the arrays of a model of the given sizes in one buffer (zeroed).
+hy_status hy_model_alloc(const hy_sizes* sz, hy_model** out);
+
+#endif  // HYDYN_SRC_MODEL_MODEL_H_

@@ -1,0 +1,148 @@
+// The editable model: growable arrays of definitions, copied in by the builder API.
+#include <stdio.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "model/model.h"
+
+hy_body_def hy_body_def_default(void) {
+  hy_body_def d;
+  memset(&d, 0, sizeof d);
+  return d;
+}
+
+hy_joint_def hy_joint_def_default(void) {
+  hy_joint_def d;
+  memset(&d, 0, sizeof d);
+  d.type = HY_JOINT_REVOLUTE;
+  strcpy(d.parent, "ground");
+  d.axis[2] = 1.0;
+  d.child_axis[2] = 1.0;
+  return d;
+}
+
+hy_marker_def hy_marker_def_default(void) {
+  hy_marker_def d;
+  memset(&d, 0, sizeof d);
+  strcpy(d.body, "ground");
+  return d;
+}
+
+hy_signal_def hy_signal_def_default(void) {
+  hy_signal_def d;
+  memset(&d, 0, sizeof d);
+  d.interp = HY_INTERP_LINEAR;
+  return d;
+}
+
+hy_load_def hy_load_def_default(void) {
+  hy_load_def d;
+  memset(&d, 0, sizeof d);
+  d.type = HY_LOAD_FORCE;
+  return d;
+}
+
+hy_status hy_spec_create(hy_spec** out) {
+  if (!out) return HY_ERR_ARG;
+  hy_spec* s = hy_calloc(1, sizeof *s);
+  if (!s) return HY_ERR_NOMEM;
+  s->opt = hy_option_default();
+  *out = s;
+  return HY_OK;
+}
+
+void hy_spec_free(hy_spec* s) {
+  if (!s) return;
+  for (int i = 0; i < s->nsignal; i++) {
+    hy_free((void*)s->signals[i].t);
+    hy_free((void*)s->signals[i].value);
+  }
+  hy_free(s->bodies);
+  hy_free(s->joints);
+  hy_free(s->markers);
+  hy_free(s->signals);
+  hy_free(s->loads);
+  hy_free(s);
+}
+
+hy_status hy_spec_set_name(hy_spec* s, const char* name, const char* path) {
+  if (!s || !name) return HY_ERR_ARG;
+  snprintf(s->name, sizeof s->name, "%s", name);
+  snprintf(s->path, sizeof s->path, "%s", path ? path : "");
+  return HY_OK;
+}
+
+hy_status hy_spec_set_option(hy_spec* s, const hy_option* opt) {
+  if (!s || !opt) return HY_ERR_ARG;
+  s->opt = *opt;
+  return HY_OK;
+}
+
+// Makes room for one more element of `elem` bytes in *arr (count n, capacity *cap).
+static hy_status grow(void** arr, int n, int* cap, size_t elem) {
+  if (n < *cap) return HY_OK;
+  int new_cap = *cap ? 2 * *cap : 8;
+  void* p = hy_malloc((size_t)new_cap * elem);
+  if (!p) return HY_ERR_NOMEM;
+  if (n) memcpy(p, *arr, (size_t)n * elem);
+  hy_free(*arr);
+  *arr = p;
+  *cap = new_cap;
+  return HY_OK;
+}
+
+#define HY_SPEC_ADD_(s, arr, n, cap, def)                                   \
+  do {                                                                       \
+    if (!(s) || !(def)) return HY_ERR_ARG;                                   \
+    HY_TRY(grow((void**)&(s)->arr, (s)->n, &(s)->cap, sizeof *(s)->arr));    \
+    (s)->arr[(s)->n++] = *(def);                                             \
+  } while (0)
+
+hy_status hy_spec_add_body(hy_spec* s, const hy_body_def* def) {
+  HY_SPEC_ADD_(s, bodies, nbody, cap_body, def);
+  return HY_OK;
+}
+
+hy_status hy_spec_add_joint(hy_spec* s, const hy_joint_def* def) {
+  HY_SPEC_ADD_(s, joints, njoint, cap_joint, def);
+  return HY_OK;
+}
+
+hy_status hy_spec_add_marker(hy_spec* s, const hy_marker_def* def) {
+  HY_SPEC_ADD_(s, markers, nmarker, cap_marker, def);
+  return HY_OK;
+}
+
+hy_status hy_spec_add_load(hy_spec* s, const hy_load_def* def) {
+  HY_SPEC_ADD_(s, loads, nload, cap_load, def);
+  return HY_OK;
+}
+
+hy_status hy_spec_add_signal(hy_spec* s, const hy_signal_def* def) {
+  if (!s || !def || def->npoint < 0 || (def->npoint > 0 && (!def->t || !def->value))) {
+    return HY_ERR_ARG;
+  }
+  size_t bytes = (size_t)(def->npoint > 0 ? def->npoint : 1) * sizeof(double);
+  double* t = hy_malloc(bytes);
+  double* v = hy_malloc(bytes);
+  if (!t || !v) {
+    hy_free(t);
+    hy_free(v);
+    return HY_ERR_NOMEM;
+  }
+  if (def->npoint > 0) {
+    memcpy(t, def->t, (size_t)def->npoint * sizeof(double));
+    memcpy(v, def->value, (size_t)def->npoint * sizeof(double));
+  }
+  hy_status st = grow((void**)&s->signals, s->nsignal, &s->cap_signal, sizeof *s->signals);
+  if (st != HY_OK) {
+    hy_free(t);
+    hy_free(v);
+    return st;
+  }
+  hy_signal_def copy = *def;
+  copy.t = t;
+  copy.value = v;
+  s->signals[s->nsignal++] = copy;
+  return HY_OK;
+}

@@ -1,0 +1,95 @@
+// Stages of one evaluation (hy_forward) and one time step (hy_step).
+// clock_gettime is POSIX, outside strict C11
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/core.h"
+#include "integ/integ.h"
+#include "sim/sim.h"
+
+hy_status hy_forward(const hy_model* m, hy_data* d) {
+  if (!m || !d) return HY_ERR_ARG;
+  hy_work* w = d->work_;
+  for (int i = 0; i < m->sizes.nz; i++) {
+    if (!isfinite(d->z[i]) || !isfinite(d->zd[i])) {
+      return HY_FAIL(&d->err, HY_ERR_NAN, "non-finite state at t = %g s (coordinate %d)",
+                     d->time, i);
+    }
+  }
+  hy_mech_kinematics(m, d, &w->mech);
+  hy_mech_dynamics(m, d, &w->mech);
+  HY_TRY(hy_mech_accelerations(m, d, &w->mech));
+  hy_mech_energy(m, d);
+  w->power = hy_mech_load_power(m, d, &w->mech);
+  d->stats.nforward++;
+  return HY_OK;
+}
+
+double hy_energy_total(const hy_data* d) {
+  return d->energy_kin + d->energy_pot - d->work_ext;
+}
+
+// The ODE x = [z; zd], x_dot = [zd; zdd] seen by the explicit integrators.
+static hy_status ode_rhs(void* ctx, double t, const double* x, double* xdot) {
+  hy_work* w = ctx;
+  const hy_model* m = w->model;
+  hy_data* d = w->data;
+  const int nz = m->sizes.nz;
+  d->time = t;
+  memcpy(d->z, x, sizeof(double) * (size_t)nz);
+  memcpy(d->zd, x + nz, sizeof(double) * (size_t)nz);
+  HY_TRY(hy_forward(m, d));
+  memcpy(xdot, d->zd, sizeof(double) * (size_t)nz);
+  memcpy(xdot + nz, d->zdd, sizeof(double) * (size_t)nz);
+  return HY_OK;
+}
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+hy_status hy_step(const hy_model* m, hy_data* d) {
+  if (!m || !d) return HY_ERR_ARG;
+  const double t_start = now_seconds();
+  hy_work* w = d->work_;
+  const int nz = m->sizes.nz;
+  const double dt = m->opt.dt, t0 = d->time, power0 = w->power;
+  w->model = m;
+  w->data = d;
+
+  // the outputs in d describe the state at t0 (hy_forward ran last there), so they give
+  // x_dot(t0) without another evaluation
+  memcpy(w->x, d->z, sizeof(double) * (size_t)nz);
+  memcpy(w->x + nz, d->zd, sizeof(double) * (size_t)nz);
+  memcpy(w->x0, w->x, sizeof(double) * 2 * (size_t)nz);
+  memcpy(w->xdot, d->zd, sizeof(double) * (size_t)nz);
+  memcpy(w->xdot + nz, d->zdd, sizeof(double) * (size_t)nz);
+
+  hy_status st = hy_integ_explicit_step(m->opt.integrator, nz, t0, dt, w->x, w->xdot, ode_rhs,
+                                        w, w->integ);
+  if (st == HY_OK) {
+    memcpy(d->z, w->x, sizeof(double) * (size_t)nz);
+    memcpy(d->zd, w->x + nz, sizeof(double) * (size_t)nz);
+    d->time = t0 + dt;
+    st = hy_forward(m, d);
+  }
+  if (st != HY_OK) {
+    // back to the start of the step, outputs included, keeping the first error's detail
+    hy_error keep = d->err;
+    memcpy(d->z, w->x0, sizeof(double) * (size_t)nz);
+    memcpy(d->zd, w->x0 + nz, sizeof(double) * (size_t)nz);
+    d->time = t0;
+    hy_forward(m, d);
+    d->err = keep;
+    return st < 0 ? st : HY_STEP_REJECTED;
+  }
+  // work of the applied loads by the trapezoidal rule on their power
+  d->work_ext += 0.5 * dt * (power0 + w->power);
+  d->stats.nstep++;
+  d->stats.wall_time += now_seconds() - t_start;
+  return HY_OK;
+}

@@ -1,0 +1,184 @@
+// CSV recorder (src/io/io_csv.c): header with units, rows read back bit for bit, quoting,
+// flushing while open, open failures.
+#define _POSIX_C_SOURCE 200809L  // mkdtemp
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixture.h"
+#include "hydyn/sim.h"
+#include "io/io.h"
+
+// A two-joint model built by hand: only what the recorder reads (sizes, joint names, types and
+// coordinate addresses). The second joint's coordinate comes first, to check jnt_zadr is used.
+typedef struct csv_case {
+  hy_model m;
+  char jnt_name[2 * HY_NAME_MAX];
+  int jnt_type[2];
+  int jnt_zadr[2];
+  hy_data d;
+  double z[2], zd[2];
+  char dir[64];
+  char path[128];
+} csv_case;
+
+static void csv_case_init(csv_case* c, const char* name0, const char* name1) {
+  memset(c, 0, sizeof *c);
+  snprintf(c->m.name, sizeof c->m.name, "hand-made");
+  c->m.sizes.nbody = 2;
+  c->m.sizes.nz = 2;
+  snprintf(c->jnt_name, HY_NAME_MAX, "%s", name0);
+  snprintf(c->jnt_name + HY_NAME_MAX, HY_NAME_MAX, "%s", name1);
+  c->jnt_type[0] = HY_JOINT_REVOLUTE;
+  c->jnt_type[1] = HY_JOINT_PRISMATIC;
+  c->jnt_zadr[0] = 1;
+  c->jnt_zadr[1] = 0;
+  c->m.jnt_name = c->jnt_name;
+  c->m.jnt_type = c->jnt_type;
+  c->m.jnt_zadr = c->jnt_zadr;
+  c->d.z = c->z;
+  c->d.zd = c->zd;
+  snprintf(c->dir, sizeof c->dir, "/tmp/hydyn_csv_XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(c->dir));
+  snprintf(c->path, sizeof c->path, "%s/out.csv", c->dir);
+}
+
+static void csv_case_cleanup(csv_case* c) {
+  remove(c->path);
+  rmdir(c->dir);
+}
+
+// State number k: values that need all 17 digits.
+static void set_state(csv_case* c, int k) {
+  c->d.time = k * 0.1;
+  c->z[0] = 1.0 / 3.0 + k;  // prismatic joint's coordinate (zadr 0)
+  c->z[1] = -3.141592653589793 / 7 * k;  // revolute
+  c->zd[0] = 1e-300 * (k + 1);
+  c->zd[1] = -2.5e12 / 3.0;
+  c->d.energy_kin = 0.1 * (k + 1);
+  c->d.energy_pot = -9.81 * k / 3.0;
+  c->d.work_ext = 1e-17 * k;
+}
+
+static char* read_all(const char* path) {
+  FILE* fp = fopen(path, "rb");
+  ck_assert_ptr_nonnull(fp);
+  static char buf[1 << 16];
+  size_t n = fread(buf, 1, sizeof buf - 1, fp);
+  buf[n] = '\0';
+  fclose(fp);
+  return buf;
+}
+
+static int count_lines(const char* s) {
+  int n = 0;
+  for (; *s; s++) n += *s == '\n';
+  return n;
+}
+
+START_TEST(header_and_rows_round_trip) {
+  csv_case c;
+  csv_case_init(&c, "j1", "slider");
+  hy_csv* csv = NULL;
+  hy_error err;
+  ck_assert_int_eq(hy_csv_open(c.path, &c.m, &csv, &err), HY_OK);
+  ck_assert_ptr_nonnull(csv);
+  for (int k = 0; k < 3; k++) {
+    set_state(&c, k);
+    ck_assert_int_eq(hy_csv_write(csv, &c.m, &c.d), HY_OK);
+  }
+  ck_assert_int_eq(hy_csv_close(csv), HY_OK);
+
+  char* text = read_all(c.path);
+  char* line = strtok(text, "\n");
+  ck_assert_str_eq(line,
+                   "time[s],z:j1[rad],z:slider[m],zd:j1[rad/s],zd:slider[m/s],"
+                   "E_kin[J],E_pot[J],W_ext[J],E_total[J]");
+  for (int k = 0; k < 3; k++) {
+    line = strtok(NULL, "\n");
+    ck_assert_ptr_nonnull(line);
+    set_state(&c, k);
+    // joints in model order: j1 -> z[1], slider -> z[0]
+    const double expect[9] = {c.d.time,         c.z[1],         c.z[0],
+                              c.zd[1],          c.zd[0],        c.d.energy_kin,
+                              c.d.energy_pot,   c.d.work_ext,   hy_energy_total(&c.d)};
+    char* p = line;
+    for (int col = 0; col < 9; col++) {
+      char* end;
+      double v = strtod(p, &end);
+      ck_assert_msg(end != p, "row %d col %d: no number in '%s'", k, col, p);
+      ck_assert_msg(memcmp(&v, &expect[col], sizeof v) == 0, "row %d col %d: %.17g != %.17g", k,
+                    col, v, expect[col]);
+      ck_assert(*end == (col < 8 ? ',' : '\0'));
+      p = end + 1;
+    }
+  }
+  ck_assert_ptr_null(strtok(NULL, "\n"));
+  csv_case_cleanup(&c);
+}
+END_TEST
+
+START_TEST(names_are_quoted) {
+  csv_case c;
+  csv_case_init(&c, "arm,left", "say \"hi\"");
+  hy_csv* csv = NULL;
+  ck_assert_int_eq(hy_csv_open(c.path, &c.m, &csv, NULL), HY_OK);
+  ck_assert_int_eq(hy_csv_close(csv), HY_OK);
+  const char* text = read_all(c.path);
+  ck_assert_str_eq(text,
+                   "time[s],\"z:arm,left[rad]\",\"z:say \"\"hi\"\"[m]\",\"zd:arm,left[rad/s]\","
+                   "\"zd:say \"\"hi\"\"[m/s]\",E_kin[J],E_pot[J],W_ext[J],E_total[J]\n");
+  csv_case_cleanup(&c);
+}
+END_TEST
+
+START_TEST(rows_reach_the_file_while_open) {
+  // A run that dies without closing keeps everything up to the last flush: the header at once,
+  // then every HY_CSV_FLUSH_ROWS rows.
+  csv_case c;
+  csv_case_init(&c, "a", "b");
+  hy_csv* csv = NULL;
+  ck_assert_int_eq(hy_csv_open(c.path, &c.m, &csv, NULL), HY_OK);
+  ck_assert_int_eq(count_lines(read_all(c.path)), 1);
+  for (int k = 0; k < HY_CSV_FLUSH_ROWS + 3; k++) {
+    set_state(&c, k);
+    ck_assert_int_eq(hy_csv_write(csv, &c.m, &c.d), HY_OK);
+  }
+  ck_assert_int_ge(count_lines(read_all(c.path)), 1 + HY_CSV_FLUSH_ROWS);
+  ck_assert_int_eq(hy_csv_close(csv), HY_OK);
+  ck_assert_int_eq(count_lines(read_all(c.path)), 1 + HY_CSV_FLUSH_ROWS + 3);
+  csv_case_cleanup(&c);
+}
+END_TEST
+
+START_TEST(open_failures) {
+  csv_case c;
+  csv_case_init(&c, "a", "b");
+  hy_csv* csv = NULL;
+  hy_error err;
+  memset(&err, 0, sizeof err);
+  const char* bad = "/nonexistent-dir-hydyn/x.csv";
+  ck_assert_int_eq(hy_csv_open(bad, &c.m, &csv, &err), HY_ERR_IO);
+  ck_assert_ptr_null(csv);
+  ck_assert_int_eq(err.code, HY_ERR_IO);
+  ck_assert_ptr_nonnull(strstr(err.msg, bad));
+  ck_assert_int_eq(hy_csv_open(NULL, &c.m, &csv, NULL), HY_ERR_ARG);
+  ck_assert_int_eq(hy_csv_open(c.path, NULL, &csv, NULL), HY_ERR_ARG);
+  ck_assert_int_eq(hy_csv_close(NULL), HY_OK);
+  csv_case_cleanup(&c);
+}
+END_TEST
+
+Suite* io_csv_suite(void) {
+  Suite* s = suite_create("io_csv");
+  TCase* tc = tcase_create("recorder");
+  tcase_add_test(tc, header_and_rows_round_trip);
+  tcase_add_test(tc, names_are_quoted);
+  tcase_add_test(tc, rows_reach_the_file_while_open);
+  tcase_add_test(tc, open_failures);
+  suite_add_tcase(s, tc);
+  return s;
+}

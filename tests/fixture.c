@@ -1,0 +1,75 @@
+#include "fixture.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+
+//----- heap counting through ld --wrap ------------------------------------------------------
+
+void* __real_malloc(size_t size);
+void* __real_calloc(size_t count, size_t size);
+void* __real_realloc(void* ptr, size_t size);
+void __real_free(void* ptr);
+void* __wrap_malloc(size_t size);
+void* __wrap_calloc(size_t count, size_t size);
+void* __wrap_realloc(void* ptr, size_t size);
+void __wrap_free(void* ptr);
+
+static int counting;
+static long alloc_calls;
+
+void* __wrap_malloc(size_t size) {
+  if (counting) alloc_calls++;
+  return __real_malloc(size);
+}
+
+void* __wrap_calloc(size_t count, size_t size) {
+  if (counting) alloc_calls++;
+  return __real_calloc(count, size);
+}
+
+void* __wrap_realloc(void* ptr, size_t size) {
+  if (counting) alloc_calls++;
+  return __real_realloc(ptr, size);
+}
+
+void __wrap_free(void* ptr) { __real_free(ptr); }
+
+void hy_test_count_allocs_begin(void) {
+  alloc_calls = 0;
+  counting = 1;
+}
+
+long hy_test_count_allocs_end(void) {
+  counting = 0;
+  return alloc_calls;
+}
+
+//----- running suites ------------------------------------------------------------------------
+
+int hy_test_run_suite(Suite* s) {
+  SRunner* sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed;
+}
+
+int hy_test_main(Suite* first, ...) {
+  if (!first) return EXIT_FAILURE;
+  SRunner* sr = srunner_create(first);
+  va_list ap;
+  va_start(ap, first);
+  for (Suite* s = va_arg(ap, Suite*); s; s = va_arg(ap, Suite*)) srunner_add_suite(sr, s);
+  va_end(ap);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  // A count as exit status would wrap modulo 256; only success or failure is meaningful.
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+double hy_test_relerr(double a, double b, double floor) {
+  double scale = fmax(fmax(fabs(a), fabs(b)), floor);
+  return scale > 0 ? fabs(a - b) / scale : 0.0;
+}

@@ -1,0 +1,26 @@
+// Shared helpers of the unit tests: heap-call counting, suite running, tolerances.
+// Conventions (areas, main.c, HY_SOURCE_DIR) are described at the top of tests/CMakeLists.txt.
+#ifndef HYDYN_TESTS_FIXTURE_H_
+#define HYDYN_TESTS_FIXTURE_H_
+
+#include <check.h>
+
+// Starts counting malloc/calloc/realloc calls (the executable is linked with --wrap). Call it
+// inside the test function: with Check's default fork mode each test runs in its own process.
+// Keep ck_assert* out of the window: even a passing assertion reports to the runner and may
+// allocate (Check is linked statically, so its calls are counted too). Store results, end the
+// count, then assert.
+void hy_test_count_allocs_begin(void);
+// Stops counting; returns the number of malloc + calloc + realloc calls since the last begin.
+long hy_test_count_allocs_end(void);
+
+// Runs one suite (CK_NORMAL output) and returns the number of failed tests.
+int hy_test_run_suite(Suite* s);
+// Runs a NULL-terminated list of suites in one runner; returns EXIT_SUCCESS when all pass.
+// Meant as the whole body of an area's main: return hy_test_main(a_suite(), b_suite(), NULL);
+int hy_test_main(Suite* first, ...);
+
+// |a - b| / max(|a|, |b|, floor): a relative error that stays meaningful near zero.
+double hy_test_relerr(double a, double b, double floor);
+
+#endif  // HYDYN_TESTS_FIXTURE_H_
