@@ -5,7 +5,7 @@ JOBS ?= 2
 
 # Prerequisites run in the order written (deps before build before the command).
 .NOTPARALLEL:
-.PHONY: all build test example deps clean format
+.PHONY: all build test example bench deps clean format
 
 all: build
 
@@ -17,7 +17,10 @@ test: deps build
 	ctest --test-dir $(BUILD_DIR) --output-on-failure -j$(JOBS)
 
 example: deps build
-	./$(BUILD_DIR)/hydyn run tree-10
+	./$(BUILD_DIR)/hydyn run tree-10 --out $(BUILD_DIR)/tree-10.csv
+
+bench: build
+	./$(BUILD_DIR)/hydyn_bench
 
 deps:
 	./scripts/install-deps
@@ -26,4 +29,4 @@ clean:
 	rm -rf $(BUILD_DIR)
 
 format:
-	find src include tests bench -name '*.[ch]' -print0 | xargs -0 -r clang-format -i
+	find $(wildcard src include tests bench) -name '*.[ch]' -print0 | xargs -0 -r clang-format -i

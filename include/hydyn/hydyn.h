@@ -9,6 +9,7 @@
 
 #include "hydyn/export.h"
 #include "hydyn/model.h"
+#include "hydyn/names.h"
 #include "hydyn/sim.h"
 #include "hydyn/types.h"
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,9 +55,12 @@ void hy_cli_run_usage(FILE* fp) {
       fp);
 }
 
-static int usage_error(const char* fmt, const char* a, const char* b) {
+__attribute__((format(printf, 1, 2))) static int usage_error(const char* fmt, ...) {
   fputs("hydyn run: ", stderr);
-  fprintf(stderr, fmt, a, b);
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
   fputs("\nTry 'hydyn run --help'.\n", stderr);
   return HY_CLI_USAGE;
 }
@@ -111,7 +115,7 @@ static int parse_args(int argc, char** argv, run_args* a) {
       size_t len = strlen(valued[k]);
       if (strncmp(arg, valued[k], len) != 0) continue;
       if (arg[len] == '\0') {
-        if (i + 1 >= argc) return usage_error("option %s needs a value%s", valued[k], "");
+        if (i + 1 >= argc) return usage_error("option %s needs a value", valued[k]);
         opt = k;
         val = argv[++i];
       } else if (arg[len] == '=') {
@@ -122,38 +126,37 @@ static int parse_args(int argc, char** argv, run_args* a) {
     switch (opt) {
       case 0:
         if (parse_positive(val, &a->t_end)) {
-          return usage_error("invalid --t-end '%s': expected a number of seconds > 0%s", val, "");
+          return usage_error("invalid --t-end '%s': expected a number of seconds > 0", val);
         }
         a->has_t_end = 1;
         break;
       case 1:
         if (parse_positive(val, &a->dt)) {
-          return usage_error("invalid --dt '%s': expected a number of seconds > 0%s", val, "");
+          return usage_error("invalid --dt '%s': expected a number of seconds > 0", val);
         }
         a->has_dt = 1;
         break;
       case 2:
         if (hy_integrator_parse(val, &a->integrator) != HY_OK) {
-          return usage_error("invalid --integrator '%s': expected euler, semi-euler or rk4%s",
-                             val, "");
+          return usage_error("invalid --integrator '%s': expected euler, semi-euler or rk4", val);
         }
         a->has_integrator = 1;
         break;
       case 3:
-        if (!val[0]) return usage_error("--out needs a file name%s%s", "", "");
+        if (!val[0]) return usage_error("--out needs a file name");
         a->out = val;
         a->no_out = 0;  // the last of --out and --no-out wins
         break;
       case 4:
         if (parse_count(val, &a->every)) {
-          return usage_error("invalid --every '%s': expected an integer >= 1%s", val, "");
+          return usage_error("invalid --every '%s': expected an integer >= 1", val);
         }
         break;
       default:
-        return usage_error("unknown option '%s'%s", arg, "");
+        return usage_error("unknown option '%s'", arg);
     }
   }
-  if (!a->model) return usage_error("no model given%s%s", "", "");
+  if (!a->model) return usage_error("no model given");
   return -1;
 }
 
@@ -163,14 +166,14 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void print_error(const char* what, const hy_error* e) {
+static void print_error(const hy_error* e) {
   char buf[1024];
   hy_error_format(e, buf, sizeof buf);
   // A message with a file position starts with it, so editors and the tests can find it.
   if (e->src_path[0]) {
     fprintf(stderr, "%s\n", buf);
   } else {
-    fprintf(stderr, "hydyn: %s%s\n", what, buf);
+    fprintf(stderr, "hydyn: %s\n", buf);
   }
 }
 
@@ -183,10 +186,12 @@ static int load_model(const char* what, hy_model** out) {
     memset(&err, 0, sizeof err);
     err.code = s;
   }
-  print_error("", &err);
-  // Not a file: the user most likely misspelled a built-in name, so show them.
+  print_error(&err);
+  // Not a file: the user most likely misspelled a built-in name, so show them (unless the
+  // loader's message already did).
   struct stat st;
-  if (stat(what, &st) != 0) {
+  const char* first = hy_builtin_count() > 0 ? hy_builtin_name(0) : NULL;
+  if (stat(what, &st) != 0 && first && !strstr(err.msg, first)) {
     fprintf(stderr, "hydyn: '%s' is neither a file nor a built-in model; built-in models: ", what);
     hy_cli_list_builtins(stderr, ", ");
     fputc('\n', stderr);
@@ -207,9 +212,9 @@ static void default_csv_path(const hy_model* m, const char* fallback, char* buf,
 typedef struct run_totals {
   long long steps;
   double wall;
-  double e0;          // hy_energy_total at t = 0 (J)
-  double drift;       // max |E_total - e0| over all steps (J)
-  double scale;       // max |E_kin| + |E_pot| seen (J)
+  double e0;     // hy_energy_total at t = 0 (J)
+  double drift;  // max |E_total - e0| over all steps (J)
+  double scale;  // max |E_kin| + |E_pot| seen (J)
 } run_totals;
 
 static void track_energy(const hy_data* d, run_totals* r) {
@@ -217,7 +222,7 @@ static void track_energy(const hy_data* d, run_totals* r) {
   r->scale = fmax(r->scale, fabs(d->energy_kin) + fabs(d->energy_pot));
 }
 
-// The stepping loop. Returns an exit status; *totals holds what was done.
+// The stepping loop. Returns an exit status; *r holds what was done.
 static int simulate(const hy_model* m, hy_data* d, hy_csv* csv, long long nstep, long every,
                     int quiet, run_totals* r) {
   const double t_end = m->opt.t_end;
@@ -229,6 +234,7 @@ static int simulate(const hy_model* m, hy_data* d, hy_csv* csv, long long nstep,
   }
   const double wall0 = now_seconds();
   double next_progress = wall0 + 1.0;
+  int warned = 0;
   for (long long k = 1; k <= nstep; k++) {
     const double t_before = d->time;
     hy_status s = hy_step(m, d);
@@ -246,6 +252,11 @@ static int simulate(const hy_model* m, hy_data* d, hy_csv* csv, long long nstep,
       fprintf(stderr, "hydyn: step %lld failed at t = %.9g s: %s (%s)\n", k, t_before, buf,
               hy_status_name(s));
       return HY_CLI_FAIL;
+    }
+    if (s > 0 && !warned) {  // said once: a warning every step would drown the progress
+      fprintf(stderr, "hydyn: warning at t = %.9g s: %s (%s)\n", t_before, hy_status_str(s),
+              hy_status_name(s));
+      warned = 1;
     }
     track_energy(d, r);
     if (csv && (k % every == 0 || k == nstep) && hy_csv_write(csv, m, d) != HY_OK) {
@@ -298,8 +309,7 @@ int hy_cli_run(int argc, char** argv) {
   hy_data* d = NULL;
   hy_status s = hy_data_make(m, &d);
   if (s != HY_OK) {
-    fprintf(stderr, "hydyn: cannot set up the simulation of '%s': %s\n", a.model,
-            hy_status_str(s));
+    fprintf(stderr, "hydyn: cannot set up the simulation of '%s': %s\n", a.model, hy_status_str(s));
     hy_model_free(m);
     return HY_CLI_FAIL;
   }
@@ -319,7 +329,7 @@ int hy_cli_run(int argc, char** argv) {
     hy_error err;
     memset(&err, 0, sizeof err);
     if (hy_csv_open(out, m, &csv, &err) != HY_OK) {
-      print_error("", &err);
+      print_error(&err);
       hy_data_free(d);
       hy_model_free(m);
       return HY_CLI_FAIL;

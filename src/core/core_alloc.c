@@ -58,9 +58,7 @@ void* hy_calloc(size_t count, size_t size) {
 // loads for any type.
 #define HY_ARENA_ALIGN ((size_t)64)
 
-size_t hy_arena_need(size_t bytes) {
-  return (bytes + HY_ARENA_ALIGN - 1) & ~(HY_ARENA_ALIGN - 1);
-}
+size_t hy_arena_need(size_t bytes) { return (bytes + HY_ARENA_ALIGN - 1) & ~(HY_ARENA_ALIGN - 1); }
 
 hy_status hy_arena_init(hy_arena* a, size_t size) {
   if (!a) return HY_ERR_ARG;

@@ -35,11 +35,11 @@ typedef enum node_kind { NODE_SCALAR, NODE_SEQ, NODE_MAP } node_kind;
 
 typedef struct node {
   node_kind kind;
-  int line, col;       // start mark, 1-based
-  int plain;           // scalar written without quotes: only those can be numbers or null
-  char* text;          // scalar text, NUL-terminated (NULL for containers)
-  size_t len;          // bytes of text (an escape such as "\0" can put a NUL inside)
-  struct node** kid;   // sequence: items; mapping: key, value, key, value, ...
+  int line, col;      // start mark, 1-based
+  int plain;          // scalar written without quotes: only those can be numbers or null
+  char* text;         // scalar text, NUL-terminated (NULL for containers)
+  size_t len;         // bytes of text (an escape such as "\0" can put a NUL inside)
+  struct node** kid;  // sequence: items; mapping: key, value, key, value, ...
   int nkid, cap;
 } node;
 
@@ -87,8 +87,8 @@ static int is_null(const node* n) {
 //----- loader state and messages -------------------------------------------------------------
 
 typedef struct loader {
-  const char* path;    // model file name for messages
-  char dir[PATH_MAX_]; // its folder with a trailing '/', "" for the working directory
+  const char* path;     // model file name for messages
+  char dir[PATH_MAX_];  // its folder with a trailing '/', "" for the working directory
   hy_error* err;
   hy_spec* spec;
 } loader;
@@ -158,8 +158,6 @@ static const node* place(const node* val, const node* key) {
   return key ? key : val;
 }
 
-static void item_init(item* it, const char* list, const char* kind, int index, const node* n);
-
 //----- mappings ------------------------------------------------------------------------------
 
 // Index of `key` in mapping n (pair index), or -1.
@@ -214,8 +212,7 @@ static hy_status check_keys(loader* ld, const node* map, const char* const* allo
     if (!known) {
       char name[64];
       clip(name, sizeof name, k->text, k->len);
-      return FAIL_AT(ld, k, "unknown key '%s' in %s (expected one of: %s)", name, what,
-                     expected);
+      return FAIL_AT(ld, k, "unknown key '%s' in %s (expected one of: %s)", name, what, expected);
     }
     // Only known keys reach this loop, so it runs at most once per allowed key before a
     // duplicate is found: linear in the size of the mapping.
@@ -415,9 +412,10 @@ static hy_status check_unique(loader* ld, const item* it, const node* list, int 
   for (int j = 0; j < index; j++) {
     const node* prev = map_val(list->kid[j], "name");
     if (prev && prev->len == nm->len && memcmp(prev->text, nm->text, nm->len) == 0) {
-      return FAIL_AT(ld, nm, "%s: name '%s' is already used by the %s at line %d, column %d "
-                     "(%s names must be unique)", it->where, nm->text, kind,
-                     list->kid[j]->line, list->kid[j]->col, kind);
+      return FAIL_AT(ld, nm,
+                     "%s: name '%s' is already used by the %s at line %d, column %d "
+                     "(%s names must be unique)",
+                     it->where, nm->text, kind, list->kid[j]->line, list->kid[j]->col, kind);
     }
   }
   return HY_OK;
@@ -433,13 +431,14 @@ static void sym3_eigenvalues(const double a[9], double e[3]) {
   if (p1 == 0) {
     e[0] = a[0], e[1] = a[4], e[2] = a[8];
   } else {
-    double p2 = (a[0] - q) * (a[0] - q) + (a[4] - q) * (a[4] - q) + (a[8] - q) * (a[8] - q) +
-                2.0 * p1;
+    double p2 =
+        (a[0] - q) * (a[0] - q) + (a[4] - q) * (a[4] - q) + (a[8] - q) * (a[8] - q) + 2.0 * p1;
     double p = sqrt(p2 / 6.0);
     double b[9];
     for (int i = 0; i < 9; i++) b[i] = (a[i] - (i % 4 == 0 ? q : 0.0)) / p;
     double r = (b[0] * (b[4] * b[8] - b[5] * b[7]) - b[1] * (b[3] * b[8] - b[5] * b[6]) +
-                b[2] * (b[3] * b[7] - b[4] * b[6])) / 2.0;
+                b[2] * (b[3] * b[7] - b[4] * b[6])) /
+               2.0;
     r = r < -1 ? -1 : (r > 1 ? 1 : r);
     double phi = acos(r) / 3.0;
     double hi = q + 2.0 * p * cos(phi);
@@ -467,7 +466,8 @@ static hy_status check_inertia(loader* ld, const item* it, const node* at, const
   sym3_eigenvalues(J, e);
   double tol = 1e-9 * scale;
   if (e[0] < -tol || e[2] > e[0] + e[1] + tol) {
-    return FAIL_AT(ld, at, "%s: inertia: not a physical inertia tensor: its principal moments "
+    return FAIL_AT(ld, at,
+                   "%s: inertia: not a physical inertia tensor: its principal moments "
                    "(%g, %g, %g) kg m^2 must be >= 0 and each at most the sum of the other two",
                    it->where, e[0], e[1], e[2]);
   }
@@ -498,8 +498,10 @@ static hy_status get_inertia(loader* ld, const item* it, const node* v, const no
       double a = J[pairs[p][0]], b = J[pairs[p][1]];
       if (fabs(a - b) > 1e-12 * fmax(1.0, fmax(fabs(a), fabs(b)))) {
         int i = pairs[p][0] / 3, j = pairs[p][0] % 3;
-        return FAIL_AT(ld, v, "%s: inertia: the 3x3 tensor must be symmetric, but entry "
-                       "[%d][%d] = %g differs from [%d][%d] = %g", it->where, i, j, a, j, i, b);
+        return FAIL_AT(ld, v,
+                       "%s: inertia: the 3x3 tensor must be symmetric, but entry "
+                       "[%d][%d] = %g differs from [%d][%d] = %g",
+                       it->where, i, j, a, j, i, b);
       }
     }
   } else if (v && v->kind == NODE_SEQ) {
@@ -519,11 +521,17 @@ static hy_status get_inertia(loader* ld, const item* it, const node* v, const no
       J[2] = J[6] = x[4];
       J[5] = J[7] = x[5];
     }
-  } else if (v && v->kind == NODE_MAP && v->nkid == 2) {
+  } else if (v && v->kind == NODE_MAP) {
     static const char* const shape_keys[] = {"rod", "box", NULL};
     char what[200];
     snprintf(what, sizeof what, "the inertia of %s", it->what);
     HY_TRY(check_keys(ld, v, shape_keys, what));
+    if (v->nkid != 2) {
+      return FAIL_AT(ld, v,
+                     "%s: inertia: give exactly one shape, {rod: {length: L, axis: "
+                     "x|y|z}} or {box: [a, b, c]}",
+                     it->where);
+    }
     const node* rod = map_val(v, "rod");
     if (rod) {
       static const char* const rod_keys[] = {"length", "axis", NULL};
@@ -536,8 +544,10 @@ static hy_status get_inertia(loader* ld, const item* it, const node* v, const no
       snprintf(what, sizeof what, "the rod inertia of %s", it->what);
       HY_TRY(check_keys(ld, rod, rod_keys, what));
       if (is_null(map_val(rod, "length")) || is_null(map_val(rod, "axis"))) {
-        return FAIL_AT(ld, rod, "%s: inertia: rod: keys 'length' (m) and 'axis' (x, y or z) "
-                       "are required", it->where);
+        return FAIL_AT(ld, rod,
+                       "%s: inertia: rod: keys 'length' (m) and 'axis' (x, y or z) "
+                       "are required",
+                       it->where);
       }
       double len;
       int axis;
@@ -554,7 +564,8 @@ static hy_status get_inertia(loader* ld, const item* it, const node* v, const no
       if (!box || box->kind != NODE_SEQ || box->nkid != 3) {
         return FAIL_AT(ld, place(box, map_key(v, "box")),
                        "%s: inertia: box: expected a list of 3 edge lengths [a, b, c] (m), "
-                       "got %s", it->where, describe(box, got, sizeof got));
+                       "got %s",
+                       it->where, describe(box, got, sizeof got));
       }
       for (int i = 0; i < 3; i++) {
         char label[32];
@@ -589,8 +600,10 @@ static hy_status load_bodies(loader* ld, const node* root) {
     HY_TRY(require(ld, &it, n, "name", "a unique name"));
     HY_TRY(get_name(ld, it.where, "name", map_val(n, "name"), map_key(n, "name"), d.name));
     if (strcmp(d.name, "ground") == 0) {
-      return FAIL_AT(ld, map_val(n, "name"), "%s: name 'ground' is reserved for the inertial "
-                     "frame", it.where);
+      return FAIL_AT(ld, map_val(n, "name"),
+                     "%s: name 'ground' is reserved for the inertial "
+                     "frame",
+                     it.where);
     }
     HY_TRY(check_unique(ld, &it, list, i, "body"));
     HY_TRY(require(ld, &it, n, "mass", "a positive number, kg"));
@@ -600,8 +613,7 @@ static hy_status load_bodies(loader* ld, const node* root) {
       HY_TRY(get_vec(ld, it.where, "com", map_val(n, "com"), map_key(n, "com"), 3, d.com));
     }
     if (map_val(n, "inertia")) {
-      HY_TRY(get_inertia(ld, &it, map_val(n, "inertia"), map_key(n, "inertia"), d.mass,
-                         d.inertia));
+      HY_TRY(get_inertia(ld, &it, map_val(n, "inertia"), map_key(n, "inertia"), d.mass, d.inertia));
     }
     if (hy_spec_add_body(ld->spec, &d) != HY_OK) {
       return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory adding body '%s'", d.name);
@@ -621,8 +633,9 @@ static hy_status get_axis(loader* ld, const item* it, const node* map, const cha
 }
 
 static hy_status load_joints(loader* ld, const node* root) {
-  static const char* const keys[] = {"name", "type", "parent", "child", "parent_point",
-                                     "child_point", "axis", "child_axis", "z0", "zd0", NULL};
+  static const char* const keys[] = {"name",         "type",        "parent", "child",
+                                     "parent_point", "child_point", "axis",   "child_axis",
+                                     "z0",           "zd0",         NULL};
   static const char* const types[] = {"revolute", "prismatic", NULL};
   const node* list;
   HY_TRY(get_list(ld, root, "joints", 1, "joints", &list));
@@ -643,13 +656,14 @@ static hy_status load_joints(loader* ld, const node* root) {
     HY_TRY(get_enum(ld, it.where, "type", map_val(n, "type"), map_key(n, "type"), types, &type));
     d.type = type == 0 ? HY_JOINT_REVOLUTE : HY_JOINT_PRISMATIC;
     HY_TRY(require(ld, &it, n, "parent", "a body name or ground"));
-    HY_TRY(get_name(ld, it.where, "parent", map_val(n, "parent"), map_key(n, "parent"),
-                    d.parent));
+    HY_TRY(get_name(ld, it.where, "parent", map_val(n, "parent"), map_key(n, "parent"), d.parent));
     HY_TRY(require(ld, &it, n, "child", "a body name"));
     HY_TRY(get_name(ld, it.where, "child", map_val(n, "child"), map_key(n, "child"), d.child));
     if (strcmp(d.child, "ground") == 0) {
-      return FAIL_AT(ld, map_val(n, "child"), "%s: child: 'ground' cannot be a child (it is the "
-                     "fixed inertial frame)", it.where);
+      return FAIL_AT(ld, map_val(n, "child"),
+                     "%s: child: 'ground' cannot be a child (it is the "
+                     "fixed inertial frame)",
+                     it.where);
     }
     memset(d.parent_point, 0, sizeof d.parent_point);
     memset(d.child_point, 0, sizeof d.child_point);
@@ -705,8 +719,7 @@ static hy_status load_markers(loader* ld, const node* root) {
     HY_TRY(get_name(ld, it.where, "body", map_val(n, "body"), map_key(n, "body"), d.body));
     memset(d.point, 0, sizeof d.point);
     if (map_val(n, "point")) {
-      HY_TRY(get_vec(ld, it.where, "point", map_val(n, "point"), map_key(n, "point"), 3,
-                     d.point));
+      HY_TRY(get_vec(ld, it.where, "point", map_val(n, "point"), map_key(n, "point"), 3, d.point));
     }
     if (hy_spec_add_marker(ld->spec, &d) != HY_OK) {
       return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory adding marker '%s'", d.name);
@@ -756,12 +769,13 @@ static hy_status table_push(loader* ld, table* tb, double t, double v) {
   return HY_OK;
 }
 
-static hy_status read_table(loader* ld, const item* it, const node* v, const node* key,
-                            table* tb) {
+static hy_status read_table(loader* ld, const item* it, const node* v, const node* key, table* tb) {
   char got[96];
   if (!v || v->kind != NODE_SEQ || v->nkid == 0) {
-    return FAIL_AT(ld, place(v, key), "%s: table: expected a non-empty list of [t, value] "
-                   "pairs, got %s", it->where, describe(v, got, sizeof got));
+    return FAIL_AT(ld, place(v, key),
+                   "%s: table: expected a non-empty list of [t, value] "
+                   "pairs, got %s",
+                   it->where, describe(v, got, sizeof got));
   }
   for (int i = 0; i < v->nkid; i++) {
     char label[48];
@@ -774,9 +788,10 @@ static hy_status read_table(loader* ld, const item* it, const node* v, const nod
     }
     HY_TRY(get_vec(ld, it->where, label, row, NULL, 2, tv));
     if (tb->n > 0 && !(tv[0] > tb->t[tb->n - 1])) {
-      return FAIL_AT(ld, row->kid[0], "%s: %s: t = %g s does not increase after t = %g s (table "
-                     "times must be strictly increasing)", it->where, label, tv[0],
-                     tb->t[tb->n - 1]);
+      return FAIL_AT(ld, row->kid[0],
+                     "%s: %s: t = %g s does not increase after t = %g s (table "
+                     "times must be strictly increasing)",
+                     it->where, label, tv[0], tb->t[tb->n - 1]);
     }
     HY_TRY(table_push(ld, tb, tv[0], tv[1]));
   }
@@ -875,8 +890,7 @@ static int split_fields(const char* s, size_t len, const char* start[3], size_t 
 
 // A signal table from a CSV file: two numeric columns (t, value), '#' comment lines, blank
 // lines and one optional header line before the data. Errors point into the CSV file.
-static hy_status read_csv(loader* ld, const item* it, const node* v, const node* key,
-                          table* tb) {
+static hy_status read_csv(loader* ld, const item* it, const node* v, const node* key, table* tb) {
   char path[2 * PATH_MAX_];
   char got[96];
   if (!v || v->kind != NODE_SCALAR || is_null(v) || strlen(v->text) != v->len) {
@@ -921,8 +935,8 @@ static hy_status read_csv(loader* ld, const item* it, const node* v, const node*
       continue;
     }
     if (nf != 2) {
-      st = fail_src(ld, HY_ERR_MODEL, path, line, 1,
-                    "%s: expected 2 columns (t, value), found %d", it->where, nf);
+      st = fail_src(ld, HY_ERR_MODEL, path, line, 1, "%s: expected 2 columns (t, value), found %d",
+                    it->where, nf);
       break;
     }
     for (int c = 0; c < 2; c++) {
@@ -940,7 +954,8 @@ static hy_status read_csv(loader* ld, const item* it, const node* v, const node*
     if (tb->n > 0 && !(tv[0] > tb->t[tb->n - 1])) {
       st = fail_src(ld, HY_ERR_MODEL, path, line, (int)fcol[0] + 1,
                     "%s: t = %g s does not increase after t = %g s (times must be strictly "
-                    "increasing)", it->where, tv[0], tb->t[tb->n - 1]);
+                    "increasing)",
+                    it->where, tv[0], tb->t[tb->n - 1]);
       break;
     }
     st = table_push(ld, tb, tv[0], tv[1]);
@@ -983,8 +998,10 @@ static hy_status load_signals(loader* ld, const node* root) {
                      it.where);
     }
     if (!tab && !file) {
-      return FAIL_AT(ld, n, "%s: key 'table' (a list of [t, value] pairs) or 'file' (a CSV "
-                     "file with columns t, value) is required", it.where);
+      return FAIL_AT(ld, n,
+                     "%s: key 'table' (a list of [t, value] pairs) or 'file' (a CSV "
+                     "file with columns t, value) is required",
+                     it.where);
     }
     table tb = {NULL, NULL, 0, 0};
     hy_status st = tab ? read_table(ld, &it, tab, map_key(n, "table"), &tb)
@@ -1034,9 +1051,10 @@ static hy_status load_loads(loader* ld, const node* root) {
         snprintf(prev_name, sizeof prev_name, "load%d", j);
       }
       if (strcmp(prev_name, d.name) == 0) {
-        return FAIL_AT(ld, place(map_val(n, "name"), n), "%s: name '%s' is already used by the "
-                       "load at line %d, column %d (load names must be unique)", it.where,
-                       d.name, list->kid[j]->line, list->kid[j]->col);
+        return FAIL_AT(ld, place(map_val(n, "name"), n),
+                       "%s: name '%s' is already used by the "
+                       "load at line %d, column %d (load names must be unique)",
+                       it.where, d.name, list->kid[j]->line, list->kid[j]->col);
       }
     }
     HY_TRY(require(ld, &it, n, "type", "force or torque"));
@@ -1044,16 +1062,16 @@ static hy_status load_loads(loader* ld, const node* root) {
     HY_TRY(get_enum(ld, it.where, "type", map_val(n, "type"), map_key(n, "type"), types, &type));
     d.type = type == 0 ? HY_LOAD_FORCE : HY_LOAD_TORQUE;
     HY_TRY(require(ld, &it, n, "marker", "a marker name"));
-    HY_TRY(get_name(ld, it.where, "marker", map_val(n, "marker"), map_key(n, "marker"),
-                    d.marker));
-    HY_TRY(require(ld, &it, n, "vector", d.type == HY_LOAD_FORCE ? "a list of 3 numbers, N"
-                                                                  : "a list of 3 numbers, N m"));
-    HY_TRY(get_vec(ld, it.where, "vector", map_val(n, "vector"), map_key(n, "vector"), 3,
-                   d.vector));
+    HY_TRY(get_name(ld, it.where, "marker", map_val(n, "marker"), map_key(n, "marker"), d.marker));
+    HY_TRY(
+        require(ld, &it, n, "vector",
+                d.type == HY_LOAD_FORCE ? "a list of 3 numbers, N" : "a list of 3 numbers, N m"));
+    HY_TRY(
+        get_vec(ld, it.where, "vector", map_val(n, "vector"), map_key(n, "vector"), 3, d.vector));
     d.signal[0] = 0;
     if (map_val(n, "signal")) {
-      HY_TRY(get_name(ld, it.where, "signal", map_val(n, "signal"), map_key(n, "signal"),
-                      d.signal));
+      HY_TRY(
+          get_name(ld, it.where, "signal", map_val(n, "signal"), map_key(n, "signal"), d.signal));
     }
     if (hy_spec_add_load(ld->spec, &d) != HY_OK) {
       return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory adding load '%s'", d.name);
@@ -1080,13 +1098,12 @@ static hy_status load_solver(loader* ld, const node* root, hy_option* opt) {
   HY_TRY(check_keys(ld, n, keys, it.what));
   if (map_val(n, "integrator")) {
     int k;
-    HY_TRY(get_enum(ld, it.where, "integrator", map_val(n, "integrator"),
-                    map_key(n, "integrator"), integrators, &k));
+    HY_TRY(get_enum(ld, it.where, "integrator", map_val(n, "integrator"), map_key(n, "integrator"),
+                    integrators, &k));
     opt->integrator = k == 0 ? HY_INTEG_EULER : (k == 1 ? HY_INTEG_SEMI_EULER : HY_INTEG_RK4);
   }
   if (map_val(n, "dt")) {
-    HY_TRY(get_positive(ld, it.where, "dt", map_val(n, "dt"), map_key(n, "dt"), 0, "s",
-                        &opt->dt));
+    HY_TRY(get_positive(ld, it.where, "dt", map_val(n, "dt"), map_key(n, "dt"), 0, "s", &opt->dt));
   }
   if (map_val(n, "t_end")) {
     HY_TRY(get_positive(ld, it.where, "t_end", map_val(n, "t_end"), map_key(n, "t_end"), 0, "s",
@@ -1121,24 +1138,25 @@ static void file_stem(const char* path, char out[HY_NAME_MAX]) {
 }
 
 static hy_status load_root(loader* ld, const node* root) {
-  static const char* const keys[] = {"name", "description", "gravity", "bodies", "joints",
-                                     "markers", "signals", "loads", "solver", NULL};
+  static const char* const keys[] = {"name",    "description", "gravity", "bodies", "joints",
+                                     "markers", "signals",     "loads",   "solver", NULL};
   char got[96];
   if (!root) {
-    return fail_src(ld, HY_ERR_MODEL, ld->path, 1, 1, "the model file is empty (expected a "
+    return fail_src(ld, HY_ERR_MODEL, ld->path, 1, 1,
+                    "the model file is empty (expected a "
                     "mapping with at least the keys 'bodies' and 'joints')");
   }
   if (root->kind != NODE_MAP) {
-    return FAIL_AT(ld, root, "the top level of a model file must be a mapping with keys such "
-                   "as 'name', 'bodies' and 'joints'; got %s", describe(root, got, sizeof got));
+    return FAIL_AT(ld, root,
+                   "the top level of a model file must be a mapping with keys such "
+                   "as 'name', 'bodies' and 'joints'; got %s",
+                   describe(root, got, sizeof got));
   }
   for (int i = 0; i < root->nkid; i += 2) {
     const node* k = root->kid[i];
-    for (size_t r = 0; k->kind == NODE_SCALAR && r < sizeof kReserved / sizeof kReserved[0];
-         r++) {
+    for (size_t r = 0; k->kind == NODE_SCALAR && r < sizeof kReserved / sizeof kReserved[0]; r++) {
       if (strcmp(k->text, kReserved[r].key) == 0) {
-        return FAIL_AT(ld, k, "not supported yet: '%s' %s", kReserved[r].key,
-                       kReserved[r].arrives);
+        return FAIL_AT(ld, k, "not supported yet: '%s' %s", kReserved[r].key, kReserved[r].arrives);
       }
     }
   }
@@ -1174,6 +1192,21 @@ static hy_status load_root(loader* ld, const node* root) {
 
 //----- libyaml -> node tree ------------------------------------------------------------------
 
+// 1-based line and column (in characters) of byte `offset` of text.
+static void offset_to_mark(const char* text, size_t size, size_t offset, int* line, int* col) {
+  size_t end = offset < size ? offset : size;
+  int l = 1, c = 1;
+  for (size_t i = 0; i < end; i++) {
+    if (text[i] == '\n') {
+      l++, c = 1;
+    } else if (((unsigned char)text[i] & 0xc0) != 0x80) {
+      c++;  // UTF-8 continuation bytes do not start a new character
+    }
+  }
+  *line = l;
+  *col = c;
+}
+
 static hy_status parse_error(loader* ld, const yaml_parser_t* p, const char* text, size_t size) {
   if (p->error == YAML_MEMORY_ERROR) {
     return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory parsing '%s'", ld->path);
@@ -1182,15 +1215,7 @@ static hy_status parse_error(loader* ld, const yaml_parser_t* p, const char* tex
   int line, col;
   if (p->error == YAML_READER_ERROR) {
     // Reader errors (bad encoding, control characters) carry a byte offset, not a mark.
-    size_t off = p->problem_offset < size ? p->problem_offset : size;
-    line = 1, col = 1;
-    for (size_t i = 0; i < off; i++) {
-      if (text[i] == '\n') {
-        line++, col = 1;
-      } else if (((unsigned char)text[i] & 0xc0) != 0x80) {
-        col++;
-      }
-    }
+    offset_to_mark(text, size, p->problem_offset, &line, &col);
     if (p->problem_value >= 0) {
       return fail_src(ld, HY_ERR_PARSE, ld->path, line, col, "%s (byte 0x%02x)", problem,
                       (unsigned)p->problem_value & 0xffu);
@@ -1199,12 +1224,21 @@ static hy_status parse_error(loader* ld, const yaml_parser_t* p, const char* tex
   }
   line = clamp_int(p->problem_mark.line) + 1;
   col = clamp_int(p->problem_mark.column) + 1;
+  if (p->problem_mark.index >= size) {
+    // At the end of the input libyaml counts a virtual line break after the last line; the
+    // real end of the text is where a user looks for a truncated file.
+    offset_to_mark(text, size, size, &line, &col);
+  }
   if (p->context) {
-    return fail_src(ld, HY_ERR_PARSE, ld->path, line, col, "%s (%s at line %d, column %d)",
-                    problem, p->context, clamp_int(p->context_mark.line) + 1,
+    return fail_src(ld, HY_ERR_PARSE, ld->path, line, col, "%s (%s at line %d, column %d)", problem,
+                    p->context, clamp_int(p->context_mark.line) + 1,
                     clamp_int(p->context_mark.column) + 1);
   }
-  return fail_src(ld, HY_ERR_PARSE, ld->path, line, col, "%s", problem);
+  // The commonest slip in a hand-written model: a key indented deeper than its siblings.
+  const char* hint = strstr(problem, "mapping values are not allowed")
+                         ? " (is this line indented deeper than the key above it?)"
+                         : "";
+  return fail_src(ld, HY_ERR_PARSE, ld->path, line, col, "%s%s", problem, hint);
 }
 
 // Builds the node tree of the single document in text. *root is NULL for an empty stream.
@@ -1345,8 +1379,7 @@ hy_status hy_model_load(const char* path, hy_model** out, hy_error* err) {
   hy_status st = read_file(path, &text, &size, &why);
   if (st == HY_ERR_NOMEM) return HY_FAIL(err, st, "out of memory reading '%s'", path);
   if (st != HY_OK) {
-    return hy_error_set_src(err, HY_ERR_IO, path, 0, 0, "cannot read model file '%s': %s", path,
-                            why);
+    return hy_error_set_src(err, HY_ERR_IO, path, 0, 0, "cannot read model file: %s", why);
   }
   st = load_text(text, size, path, out, err);
   hy_free(text);
@@ -1386,8 +1419,8 @@ hy_status hy_model_load_any(const char* what, hy_model** out, hy_error* err) {
   size_t used = 0;
   list[0] = 0;
   for (int i = 0; i < hy_builtin_model_count; i++) {
-    int w = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
-                     hy_builtin_models[i].name);
+    int w =
+        snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", hy_builtin_models[i].name);
     if (w < 0 || (size_t)w >= sizeof list - used) break;
     used += (size_t)w;
   }

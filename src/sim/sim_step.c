@@ -60,6 +60,7 @@ hy_status hy_step(const hy_model* m, hy_data* d) {
   const double dt = m->opt.dt, t0 = d->time, power0 = w->power;
   w->model = m;
   w->data = d;
+  d->err.code = HY_OK;  // so that a failure below can tell whether it was already described
 
   // the outputs in d describe the state at t0 (hy_forward ran last there), so they give
   // x_dot(t0) without another evaluation
@@ -79,6 +80,9 @@ hy_status hy_step(const hy_model* m, hy_data* d) {
   }
   if (st != HY_OK) {
     // back to the start of the step, outputs included, keeping the first error's detail
+    if (d->err.code != st) {
+      HY_FAIL(&d->err, st, "step from t = %g s failed: %s", t0, hy_status_str(st));
+    }
     hy_error keep = d->err;
     memcpy(d->z, w->x0, sizeof(double) * (size_t)nz);
     memcpy(d->zd, w->x0 + nz, sizeof(double) * (size_t)nz);

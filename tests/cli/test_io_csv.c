@@ -54,7 +54,7 @@ static void csv_case_cleanup(csv_case* c) {
 // State number k: values that need all 17 digits.
 static void set_state(csv_case* c, int k) {
   c->d.time = k * 0.1;
-  c->z[0] = 1.0 / 3.0 + k;  // prismatic joint's coordinate (zadr 0)
+  c->z[0] = 1.0 / 3.0 + k;               // prismatic joint's coordinate (zadr 0)
   c->z[1] = -3.141592653589793 / 7 * k;  // revolute
   c->zd[0] = 1e-300 * (k + 1);
   c->zd[1] = -2.5e12 / 3.0;
@@ -102,9 +102,9 @@ START_TEST(header_and_rows_round_trip) {
     ck_assert_ptr_nonnull(line);
     set_state(&c, k);
     // joints in model order: j1 -> z[1], slider -> z[0]
-    const double expect[9] = {c.d.time,         c.z[1],         c.z[0],
-                              c.zd[1],          c.zd[0],        c.d.energy_kin,
-                              c.d.energy_pot,   c.d.work_ext,   hy_energy_total(&c.d)};
+    const double expect[9] = {c.d.time,       c.z[1],       c.z[0],
+                              c.zd[1],        c.zd[0],      c.d.energy_kin,
+                              c.d.energy_pot, c.d.work_ext, hy_energy_total(&c.d)};
     char* p = line;
     for (int col = 0; col < 9; col++) {
       char* end;

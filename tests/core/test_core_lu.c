@@ -123,7 +123,8 @@ START_TEST(lu_full_rank_deficient) {
     double best_minor = 0;
     for (int i = 0; i < M; i++) {
       for (int k = i + 1; k < M; k++) {
-        const double d = a[i * NC + cp[0]] * a[k * NC + cp[1]] - a[i * NC + cp[1]] * a[k * NC + cp[0]];
+        const double d =
+            a[i * NC + cp[0]] * a[k * NC + cp[1]] - a[i * NC + cp[1]] * a[k * NC + cp[0]];
         best_minor = fmax(best_minor, fabs(d));
       }
     }
@@ -193,6 +194,11 @@ START_TEST(cholesky_spd) {
   double ind[4] = {1, 2, 2, 1};
   int sing = -1;
   ck_assert_int_eq(hy_chol_factor(2, ind, &sing), HY_WARN_SINGULAR);
+  ck_assert_int_eq(sing, 1);
+  // Semidefinite: [[1, 1], [1, 1]] leaves an exactly zero second pivot, which is not positive.
+  double semi[4] = {1, 1, 1, 1};
+  sing = -1;
+  ck_assert_int_eq(hy_chol_factor(2, semi, &sing), HY_WARN_SINGULAR);
   ck_assert_int_eq(sing, 1);
 }
 END_TEST

@@ -291,17 +291,17 @@ END_TEST
 START_TEST(bad_arguments) {
   oscillator o = oscillator_make(1.0);
   double x[2] = {1.0, 0.0}, work[6];
-  ck_assert_int_eq(hy_integ_explicit_step((hy_integrator)42, 1, 0, 0.1, x, NULL, oscillator_rhs,
-                                          &o, work),
-                   HY_ERR_ARG);
-  ck_assert_int_eq(hy_integ_explicit_step(HY_INTEG_RK4, -1, 0, 0.1, x, NULL, oscillator_rhs, &o,
-                                          work),
-                   HY_ERR_ARG);
+  ck_assert_int_eq(
+      hy_integ_explicit_step((hy_integrator)42, 1, 0, 0.1, x, NULL, oscillator_rhs, &o, work),
+      HY_ERR_ARG);
+  ck_assert_int_eq(
+      hy_integ_explicit_step(HY_INTEG_RK4, -1, 0, 0.1, x, NULL, oscillator_rhs, &o, work),
+      HY_ERR_ARG);
   ck_assert_int_eq(hy_integ_explicit_step(HY_INTEG_RK4, 1, 0, 0.1, x, NULL, NULL, &o, work),
                    HY_ERR_ARG);
-  ck_assert_int_eq(hy_integ_explicit_step(HY_INTEG_RK4, 1, 0, NAN, x, NULL, oscillator_rhs, &o,
-                                          work),
-                   HY_ERR_ARG);
+  ck_assert_int_eq(
+      hy_integ_explicit_step(HY_INTEG_RK4, 1, 0, NAN, x, NULL, oscillator_rhs, &o, work),
+      HY_ERR_ARG);
   ck_assert_int_eq(o.calls, 0);
   ck_assert(x[0] == 1.0 && x[1] == 0.0);
 }
@@ -317,8 +317,7 @@ START_TEST(no_heap_in_steps) {
       hy_integ_explicit_step(all_kinds[i], 1, k * 1e-3, 1e-3, x, NULL, pendulum_rhs, &p, work);
     }
     long n = hy_test_count_allocs_end();
-    ck_assert_msg(n == 0, "%s: %ld heap calls in 1000 steps", hy_integrator_name(all_kinds[i]),
-                  n);
+    ck_assert_msg(n == 0, "%s: %ld heap calls in 1000 steps", hy_integrator_name(all_kinds[i]), n);
   }
 }
 END_TEST

@@ -2,8 +2,10 @@
 // step, and a failing step leaving the state at its start.
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "core/core.h"
 #include "fixture.h"
 #include "hydyn/hydyn.h"
 

@@ -1,0 +1,283 @@
+// hydyn_bench: every built-in model with every explicit integrator, each for its own t_end at
+// its own dt, timed over several repetitions. Prints a table and writes
+// bench/results/<hostname>/explicit.csv; when that file already exists, its time per step is the
+// baseline the new run is compared with (the "vs base" column) before it is replaced.
+//
+// A step failure (forward Euler blowing up, say) is a result, shown in the table and the file;
+// the exit status is 1 only when a model cannot be loaded or set up. "vs base" is the new time
+// per step over the baseline's: below 1 is faster. Uses the public API only; the CSV recorder
+// is not involved, only hy_step is timed.
+#define _POSIX_C_SOURCE 200809L  // clock_gettime, gethostname, mkdir
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hydyn/hydyn.h"
+#include "hydyn/names.h"
+
+enum { MAX_REPS = 101, MAX_ROWS = 256 };
+
+static const hy_integrator bench_integrators[] = {HY_INTEG_EULER, HY_INTEG_SEMI_EULER,
+                                                  HY_INTEG_RK4};
+enum { NINTEG = 3 };
+
+// One line of the table.
+typedef struct bench_row {
+  char model[HY_NAME_MAX];
+  hy_integrator integrator;
+  double dt, t_end;
+  long long steps;
+  int reps;
+  double wall_med, wall_min;  // s
+  double drift, drift_rel;    // max |E_total - E(0)| (J), relative to max |E_kin| + |E_pot|
+  double fail_t;              // time of a failed step, NAN when the run completed
+  double base_us;             // time per step of the baseline (us), NAN when none
+} bench_row;
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double median(double* v, int n) {
+  for (int i = 1; i < n; i++) {  // insertion sort: n is a handful
+    double x = v[i];
+    int j = i - 1;
+    for (; j >= 0 && v[j] > x; j--) v[j + 1] = v[j];
+    v[j + 1] = x;
+  }
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Runs m (options already set) `reps` times from its initial state. Returns 0, or -1 when the
+// data cannot be made.
+static int bench_case(const hy_model* m, int reps, bench_row* row) {
+  hy_data* d = NULL;
+  hy_status s = hy_data_make(m, &d);
+  if (s != HY_OK) {
+    fprintf(stderr, "hydyn_bench: %s: hy_data_make: %s\n", m->name, hy_status_str(s));
+    return -1;
+  }
+  const long long nstep = llround(m->opt.t_end / m->opt.dt);
+  double walls[MAX_REPS];
+  row->steps = nstep;
+  row->reps = reps;
+  row->fail_t = NAN;
+  for (int r = 0; r < reps; r++) {
+    if (r > 0 && hy_data_reset(m, d) != HY_OK) break;
+    // The energy bookkeeping costs a few flops against a whole hy_step: it stays in the timed
+    // loop so that every repetition does identical work.
+    const double e0 = hy_energy_total(d);
+    double drift = 0.0, scale = fabs(d->energy_kin) + fabs(d->energy_pot);
+    long long k = 0;
+    const double t0 = now_seconds();
+    for (; k < nstep; k++) {
+      if (hy_step(m, d) != HY_OK) break;
+      drift = fmax(drift, fabs(hy_energy_total(d) - e0));
+      scale = fmax(scale, fabs(d->energy_kin) + fabs(d->energy_pot));
+    }
+    walls[r] = now_seconds() - t0;
+    if (k < nstep) {
+      row->fail_t = d->time;
+      row->steps = k;
+      reps = r + 1;
+      break;
+    }
+    row->drift = drift;
+    row->drift_rel = drift / fmax(scale, DBL_MIN);
+  }
+  row->reps = reps;
+  row->wall_min = walls[0];
+  for (int r = 1; r < reps; r++) row->wall_min = fmin(row->wall_min, walls[r]);
+  row->wall_med = median(walls, reps);
+  hy_data_free(d);
+  return 0;
+}
+
+//----- results file ----------------------------------------------------------------------------
+
+static const char* const csv_header =
+    "model,integrator,dt,t_end,steps,reps,wall_median_ms,wall_min_ms,us_per_step,rtf,"
+    "energy_drift_J,energy_drift_rel,status\n";
+
+static double us_per_step(const bench_row* r) {
+  return r->steps > 0 ? 1e6 * r->wall_med / (double)r->steps : NAN;
+}
+
+// Reads the previous results as baselines for the rows (matched by model and integrator).
+static void read_baseline(const char* path, bench_row* rows, int nrow) {
+  FILE* fp = fopen(path, "r");
+  if (!fp) return;
+  char line[1024];
+  if (!fgets(line, sizeof line, fp)) line[0] = '\0';  // header
+  while (fgets(line, sizeof line, fp)) {
+    char* field[16];
+    int nf = 0;
+    for (char* p = strtok(line, ",\n"); p && nf < 16; p = strtok(NULL, ",\n")) field[nf++] = p;
+    if (nf < 13 || strcmp(field[12], "ok") != 0) continue;
+    for (int i = 0; i < nrow; i++) {
+      if (strcmp(rows[i].model, field[0]) == 0 &&
+          strcmp(hy_integrator_name(rows[i].integrator), field[1]) == 0) {
+        rows[i].base_us = strtod(field[8], NULL);
+      }
+    }
+  }
+  fclose(fp);
+}
+
+static int write_results(const char* path, const bench_row* rows, int nrow) {
+  FILE* fp = fopen(path, "w");
+  if (!fp) {
+    fprintf(stderr, "hydyn_bench: cannot write %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  fputs(csv_header, fp);
+  for (int i = 0; i < nrow; i++) {
+    const bench_row* r = &rows[i];
+    const int ok = isnan(r->fail_t);
+    fprintf(fp, "%s,%s,%.9g,%.9g,%lld,%d,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%s\n", r->model,
+            hy_integrator_name(r->integrator), r->dt, r->t_end, r->steps, r->reps,
+            1e3 * r->wall_med, 1e3 * r->wall_min, us_per_step(r),
+            r->wall_med > 0 ? (double)r->steps * r->dt / r->wall_med : INFINITY, r->drift,
+            r->drift_rel, ok ? "ok" : "failed");
+  }
+  return fclose(fp) == 0 ? 0 : -1;
+}
+
+static int make_dir(const char* path) {
+  if (mkdir(path, 0755) == 0 || errno == EEXIST) return 0;
+  fprintf(stderr, "hydyn_bench: cannot create %s: %s\n", path, strerror(errno));
+  return -1;
+}
+
+//----- main ------------------------------------------------------------------------------------
+
+static void usage(FILE* fp) {
+  fputs(
+      "usage: hydyn_bench [--reps N] [--model NAME] [--results DIR] [--no-write]\n"
+      "\n"
+      "Runs every built-in model with euler, semi-euler and rk4 for the model's t_end at its\n"
+      "dt, N times (default 5), and prints the median wall time, time per step, real-time\n"
+      "factor and energy drift. Writes DIR/explicit.csv (default DIR:\n"
+      "bench/results/<hostname> in the source tree), comparing with the file it replaces.\n",
+      fp);
+}
+
+int main(int argc, char** argv) {
+  int reps = 5, write = 1;
+  const char* only = NULL;
+  const char* dir = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
+      char* end;
+      long v = strtol(argv[++i], &end, 10);
+      if (*end || v < 1 || v > MAX_REPS) {
+        fprintf(stderr, "hydyn_bench: --reps must be 1..%d\n", MAX_REPS);
+        return 2;
+      }
+      reps = (int)v;
+    } else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) {
+      only = argv[++i];
+    } else if (strcmp(argv[i], "--results") == 0 && i + 1 < argc) {
+      dir = argv[++i];
+    } else if (strcmp(argv[i], "--no-write") == 0) {
+      write = 0;
+    } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+      usage(stdout);
+      return 0;
+    } else {
+      usage(stderr);
+      return 2;
+    }
+  }
+
+  static bench_row rows[MAX_ROWS];
+  int nrow = 0, failed = 0;
+  for (int i = 0; i < hy_builtin_count(); i++) {
+    const char* name = hy_builtin_name(i);
+    if (only && strcmp(only, name) != 0) continue;
+    hy_model* m = NULL;
+    hy_error err;
+    memset(&err, 0, sizeof err);
+    if (hy_model_load_any(name, &m, &err) != HY_OK) {
+      char buf[1024];
+      hy_error_format(&err, buf, sizeof buf);
+      fprintf(stderr, "hydyn_bench: %s: %s\n", name, buf);
+      failed = 1;
+      continue;
+    }
+    for (int k = 0; k < NINTEG && nrow < MAX_ROWS; k++) {
+      bench_row* r = &rows[nrow];
+      memset(r, 0, sizeof *r);
+      snprintf(r->model, sizeof r->model, "%s", name);
+      r->integrator = bench_integrators[k];
+      r->dt = m->opt.dt;
+      r->t_end = m->opt.t_end;
+      r->base_us = NAN;
+      m->opt.integrator = r->integrator;
+      if (bench_case(m, reps, r) != 0) {
+        failed = 1;
+        continue;
+      }
+      nrow++;
+    }
+    hy_model_free(m);
+  }
+  if (only && nrow == 0) {
+    fprintf(stderr, "hydyn_bench: no built-in model '%s'\n", only);
+    return 1;
+  }
+
+  char path[1024] = "";
+  if (write) {
+    char host[256] = "unknown";
+    if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "unknown");
+    host[sizeof host - 1] = '\0';
+    for (char* p = host; *p; p++) {
+      if (*p == '/') *p = '_';
+    }
+    char auto_dir[768];
+    if (!dir) {
+      snprintf(auto_dir, sizeof auto_dir, "%s/bench/results", HY_SOURCE_DIR);
+      if (make_dir(auto_dir)) return 1;
+      snprintf(auto_dir, sizeof auto_dir, "%s/bench/results/%s", HY_SOURCE_DIR, host);
+      dir = auto_dir;
+    }
+    if (make_dir(dir)) return 1;
+    snprintf(path, sizeof path, "%s/explicit.csv", dir);
+    read_baseline(path, rows, nrow);
+  }
+
+#ifndef HY_BUILD_TYPE
+#define HY_BUILD_TYPE "unknown"
+#endif
+  printf("hydyn %s (%s build), %d repetitions, median wall time\n\n", HY_VERSION_STRING,
+         HY_BUILD_TYPE[0] ? HY_BUILD_TYPE : "default", reps);
+  printf("%-20s %-11s %9s %12s %10s %10s %12s %10s %8s\n", "model", "integrator", "steps",
+         "wall (ms)", "us/step", "rtf", "drift (J)", "drift rel", "vs base");
+  for (int i = 0; i < nrow; i++) {
+    const bench_row* r = &rows[i];
+    const double us = us_per_step(r);
+    char base[16] = "-";
+    if (!isnan(r->base_us) && r->base_us > 0) snprintf(base, sizeof base, "%.2f", us / r->base_us);
+    printf("%-20s %-11s %9lld %12.3f %10.3f %10.4g %12.3g %10.3g %8s", r->model,
+           hy_integrator_name(r->integrator), r->steps, 1e3 * r->wall_med, us,
+           r->wall_med > 0 ? (double)r->steps * r->dt / r->wall_med : INFINITY, r->drift,
+           r->drift_rel, base);
+    if (!isnan(r->fail_t)) printf("  FAILED at t = %g s", r->fail_t);
+    putchar('\n');
+  }
+  if (write) {
+    if (write_results(path, rows, nrow)) return 1;
+    printf("\nwrote %s\n", path);
+  }
+  return failed ? 1 : 0;
+}

@@ -1,0 +1,6 @@
+#include "fixture.h"
+
+Suite* cli_suite(void);
+Suite* io_csv_suite(void);
+
+int main(void) { return hy_test_main(io_csv_suite(), cli_suite(), NULL); }

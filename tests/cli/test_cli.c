@@ -1,0 +1,362 @@
+// The hydyn command, run as a child process: help, argument checking, exit statuses, a short
+// run with its CSV and summary, and error positions for a malformed model file.
+//
+// The binary is $HYDYN_BIN (set by ctest, see tests/CMakeLists.txt), else build/hydyn in the
+// source tree.
+#define _XOPEN_SOURCE 700  // fork, mkdtemp, regex, realpath
+
+#include <fcntl.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fixture.h"
+#include "hydyn/hydyn.h"
+
+enum { OUT_MAX = 1 << 18 };
+
+// Result of one command.
+typedef struct cmd_result {
+  int status;  // exit status, or -1 when killed
+  char out[OUT_MAX];
+  char err[OUT_MAX];
+} cmd_result;
+
+static char tmp_dir[64];
+
+// Absolute, because the child changes directory before exec.
+static const char* hydyn_bin(void) {
+  static char path[4096];
+  const char* bin = getenv("HYDYN_BIN");
+  if (!bin || !bin[0]) bin = HY_SOURCE_DIR "/build/hydyn";
+  ck_assert_msg(access(bin, X_OK) == 0 && realpath(bin, path),
+                "hydyn binary '%s' not found: set HYDYN_BIN", bin);
+  return path;
+}
+
+static void make_tmp_dir(void) {
+  snprintf(tmp_dir, sizeof tmp_dir, "/tmp/hydyn_cli_XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(tmp_dir));
+}
+
+static void remove_tmp(const char* name) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/%s", tmp_dir, name);
+  remove(path);
+}
+
+static void slurp(const char* path, char* buf) {
+  buf[0] = '\0';
+  FILE* fp = fopen(path, "rb");
+  if (!fp) return;
+  size_t n = fread(buf, 1, OUT_MAX - 1, fp);
+  buf[n] = '\0';
+  fclose(fp);
+}
+
+// Runs hydyn with args (NULL-terminated) in directory cwd (NULL = tmp_dir), capturing stdout and
+// stderr through files in tmp_dir.
+static void run_hydyn(const char* const* args, const char* cwd, cmd_result* r) {
+  const char* bin = hydyn_bin();
+  char out_path[128], err_path[128];
+  snprintf(out_path, sizeof out_path, "%s/.stdout", tmp_dir);
+  snprintf(err_path, sizeof err_path, "%s/.stderr", tmp_dir);
+  char* argv[32];
+  int argc = 0;
+  argv[argc++] = (char*)bin;
+  for (int i = 0; args[i]; i++) argv[argc++] = (char*)args[i];
+  argv[argc] = NULL;
+  fflush(NULL);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0) _exit(126);
+    if (chdir(cwd ? cwd : tmp_dir) != 0) _exit(126);
+    execv(bin, argv);
+    _exit(127);
+  }
+  int ws = 0;
+  ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
+  r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+  slurp(out_path, r->out);
+  slurp(err_path, r->err);
+  remove(out_path);
+  remove(err_path);
+}
+
+static cmd_result result;  // large: static, one per test process
+
+#define ASSERT_HAS(text, what) \
+  ck_assert_msg(strstr((text), (what)) != NULL, "'%s' not found in:\n%s", (what), (text))
+
+static int count_lines(const char* s) {
+  int n = 0;
+  for (; *s; s++) n += *s == '\n';
+  return n;
+}
+
+//----- help, version, models -----------------------------------------------------------------
+
+START_TEST(help_mentions_everything) {
+  make_tmp_dir();
+  run_hydyn((const char*[]){"--help", NULL}, NULL, &result);
+  ck_assert_int_eq(result.status, 0);
+  const char* top[] = {"run", "models", "--help", "--version"};
+  for (size_t i = 0; i < sizeof top / sizeof top[0]; i++) ASSERT_HAS(result.out, top[i]);
+
+  run_hydyn((const char*[]){"run", "--help", NULL}, NULL, &result);
+  ck_assert_int_eq(result.status, 0);
+  const char* opts[] = {"--t-end", "--dt",     "--integrator", "euler",   "semi-euler", "rk4",
+                        "--out",   "--no-out", "--every",      "--quiet", "--help"};
+  for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) ASSERT_HAS(result.out, opts[i]);
+
+  run_hydyn((const char*[]){"--version", NULL}, NULL, &result);
+  ck_assert_int_eq(result.status, 0);
+  ASSERT_HAS(result.out, HY_VERSION_STRING);
+  rmdir(tmp_dir);
+}
+END_TEST
+
+START_TEST(models_lists_builtins) {
+  make_tmp_dir();
+  run_hydyn((const char*[]){"models", NULL}, NULL, &result);
+  ck_assert_int_eq(result.status, 0);
+  ck_assert_int_eq(count_lines(result.out), hy_builtin_count());
+  for (int i = 0; i < hy_builtin_count(); i++) ASSERT_HAS(result.out, hy_builtin_name(i));
+  ASSERT_HAS(result.out, "double-pendulum\n");
+  rmdir(tmp_dir);
+}
+END_TEST
+
+//----- usage errors --------------------------------------------------------------------------
+
+START_TEST(bad_arguments_exit_2) {
+  make_tmp_dir();
+  run_hydyn((const char*[]){"run", "double-pendulum", "--dt", "abc", NULL}, NULL, &result);
+  ck_assert_int_eq(result.status, 2);
+  ASSERT_HAS(result.err, "--dt");
+  ASSERT_HAS(result.err, "abc");
+
+  // Each of these must be refused before anything runs.
+  const char* const cases[][4] = {
+      {"--dt", "0", NULL},      {"--dt", "-1e-3", NULL},
+      {"--dt", "1e-3x", NULL},  {"--dt", "", NULL},
+      {"--dt=nan", NULL},       {"--t-end", "inf", NULL},
+      {"--t-end", " 1", NULL},  {"--every", "0", NULL},
+      {"--every", "2.5", NULL}, {"--integrator", "RK4", NULL},
+      {"--bogus", NULL},        {"--dt", NULL},
+      {"extra-arg", NULL},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const char* args[8] = {"run", "double-pendulum", NULL};
+    for (int k = 0; cases[i][k]; k++) args[2 + k] = cases[i][k];
+    run_hydyn(args, NULL, &result);
+    ck_assert_msg(result.status == 2, "case %zu (%s %s): status %d", i, cases[i][0],
+                  cases[i][1] ? cases[i][1] : "", result.status);
+    ck_assert_msg(result.err[0] != '\0', "case %zu: no message", i);
+  }
+  run_hydyn((const char*[]){"run", NULL}, NULL, &result);
+  ck_assert_int_eq(result.status, 2);
+  run_hydyn((const char*[]){NULL}, NULL, &result);
+  ck_assert_int_eq(result.status, 2);
+  run_hydyn((const char*[]){"frobnicate", NULL}, NULL, &result);
+  ck_assert_int_eq(result.status, 2);
+  // nothing was written by the refused runs
+  char path[128];
+  snprintf(path, sizeof path, "%s/double-pendulum.csv", tmp_dir);
+  ck_assert_int_ne(access(path, F_OK), 0);
+  rmdir(tmp_dir);
+}
+END_TEST
+
+START_TEST(unknown_model_lists_builtins) {
+  make_tmp_dir();
+  run_hydyn((const char*[]){"run", "no-such-model", NULL}, NULL, &result);
+  ck_assert_int_eq(result.status, 1);
+  ASSERT_HAS(result.err, "no-such-model");
+  ASSERT_HAS(result.err, "built-in");
+  ASSERT_HAS(result.err, "double-pendulum");
+  rmdir(tmp_dir);
+}
+END_TEST
+
+START_TEST(malformed_model_has_position) {
+  make_tmp_dir();
+  char path[128];
+  snprintf(path, sizeof path, "%s/broken.yaml", tmp_dir);
+  FILE* fp = fopen(path, "w");
+  ck_assert_ptr_nonnull(fp);
+  // An unclosed flow sequence: a syntax error libyaml reports with its position.
+  fputs("name: broken\nbodies:\n  - name: [unclosed\n    mass: 1\n", fp);
+  fclose(fp);
+  run_hydyn((const char*[]){"run", path, "--quiet", NULL}, NULL, &result);
+  ck_assert_int_ne(result.status, 0);
+  ck_assert_int_ne(result.status, 2);
+  regex_t re;
+  ck_assert_int_eq(regcomp(&re, "broken\\.yaml:[0-9]+:[0-9]+: ", REG_EXTENDED), 0);
+  ck_assert_msg(regexec(&re, result.err, 0, NULL, 0) == 0, "no file:line:col in:\n%s", result.err);
+  regfree(&re);
+  remove_tmp("broken.yaml");
+  remove_tmp("broken.csv");
+  rmdir(tmp_dir);
+}
+END_TEST
+
+//----- runs ----------------------------------------------------------------------------------
+
+// Value of key in a "summary: k=v k=v" line ("" if absent).
+static const char* summary_value(const char* text, const char* key, char* buf, size_t size) {
+  const char* line = strstr(text, "summary: ");
+  buf[0] = '\0';
+  if (!line) return buf;
+  char pat[64];
+  snprintf(pat, sizeof pat, " %s=", key);
+  const char* p = strstr(line, pat);
+  const char* eol = strchr(line, '\n');
+  if (!p || (eol && p > eol)) return buf;
+  p += strlen(pat);
+  size_t n = strcspn(p, " \n");
+  if (n >= size) n = size - 1;
+  memcpy(buf, p, n);
+  buf[n] = '\0';
+  return buf;
+}
+
+START_TEST(short_run_writes_csv_and_summary) {
+  make_tmp_dir();
+  char csv[128];
+  snprintf(csv, sizeof csv, "%s/dp.csv", tmp_dir);
+  run_hydyn((const char*[]){"run", "double-pendulum", "--t-end", "0.1", "--dt", "0.001",
+                            "--integrator", "rk4", "--out", csv, "--quiet", NULL},
+            NULL, &result);
+  ck_assert_msg(result.status == 0, "status %d, stderr:\n%s", result.status, result.err);
+  ck_assert_int_eq(count_lines(result.out), 1);
+  char v[256];
+  ck_assert_str_eq(summary_value(result.out, "steps", v, sizeof v), "100");
+  ck_assert_str_eq(summary_value(result.out, "model", v, sizeof v), "double-pendulum");
+  ck_assert_str_eq(summary_value(result.out, "integrator", v, sizeof v), "rk4");
+  ck_assert_str_eq(summary_value(result.out, "csv", v, sizeof v), csv);
+  const char* keys[] = {"dt", "t_end", "wall", "rtf", "energy_drift", "energy_drift_rel"};
+  for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+    ck_assert_msg(summary_value(result.out, keys[i], v, sizeof v)[0], "no %s in '%s'", keys[i],
+                  result.out);
+  }
+  ck_assert_str_eq(result.err, "");  // --quiet
+
+  static char text[OUT_MAX];
+  slurp(csv, text);
+  ck_assert_int_eq(count_lines(text), 1 + 101);
+  ck_assert(strncmp(text, "time[s],z:", 10) == 0);
+  // first and last times
+  const char* row1 = strchr(text, '\n') + 1;
+  ck_assert_double_eq(strtod(row1, NULL), 0.0);
+  const char* last = text + strlen(text) - 2;
+  while (last > text && *last != '\n') last--;
+  ck_assert_double_eq_tol(strtod(last + 1, NULL), 0.1, 1e-12);
+  remove(csv);
+  rmdir(tmp_dir);
+}
+END_TEST
+
+START_TEST(output_choices) {
+  make_tmp_dir();
+  char v[256];
+  // Default file name, in the current directory; --every keeps t = 0 and the last step.
+  run_hydyn((const char*[]){"run", "double-pendulum", "--t-end", "0.1", "--dt", "0.001", "--every",
+                            "30", "--quiet", NULL},
+            NULL, &result);
+  ck_assert_msg(result.status == 0, "stderr:\n%s", result.err);
+  ck_assert_str_eq(summary_value(result.out, "csv", v, sizeof v), "double-pendulum.csv");
+  static char text[OUT_MAX];
+  char path[128];
+  snprintf(path, sizeof path, "%s/double-pendulum.csv", tmp_dir);
+  slurp(path, text);
+  ck_assert_int_eq(count_lines(text), 1 + 5);  // steps 0, 30, 60, 90, 100
+  remove(path);
+
+  // CSV on stdout: the summary moves to stderr.
+  run_hydyn((const char*[]){"run", "double-pendulum", "--t-end=0.01", "--dt=0.001", "--out", "-",
+                            "--quiet", NULL},
+            NULL, &result);
+  ck_assert_int_eq(result.status, 0);
+  ck_assert(strncmp(result.out, "time[s],", 8) == 0);
+  ck_assert_int_eq(count_lines(result.out), 1 + 11);
+  ck_assert_str_eq(summary_value(result.err, "csv", v, sizeof v), "-");
+  ck_assert_str_eq(summary_value(result.err, "steps", v, sizeof v), "10");
+
+  // --no-out: no file at all.
+  run_hydyn((const char*[]){"run", "double-pendulum", "--t-end", "0.01", "--dt", "0.001",
+                            "--no-out", "--quiet", NULL},
+            NULL, &result);
+  ck_assert_int_eq(result.status, 0);
+  ck_assert_str_eq(summary_value(result.out, "csv", v, sizeof v), "none");
+  ck_assert_int_ne(access(path, F_OK), 0);
+
+  // Every integrator runs.
+  const char* integ[] = {"euler", "semi-euler", "rk4"};
+  for (int i = 0; i < 3; i++) {
+    run_hydyn((const char*[]){"run", "double-pendulum", "--t-end", "0.01", "--integrator", integ[i],
+                              "--no-out", "--quiet", NULL},
+              NULL, &result);
+    ck_assert_int_eq(result.status, 0);
+    ck_assert_str_eq(summary_value(result.out, "integrator", v, sizeof v), integ[i]);
+  }
+  rmdir(tmp_dir);
+}
+END_TEST
+
+START_TEST(failed_run_keeps_rows) {
+  // Forward Euler with a 1 s step overflows a pendulum within a few dozen steps: hy_step fails,
+  // the command reports where and exits 1, and the rows before the failure stay in the file.
+  make_tmp_dir();
+  char csv[128];
+  snprintf(csv, sizeof csv, "%s/blow.csv", tmp_dir);
+  run_hydyn((const char*[]){"run", "double-pendulum", "--integrator", "euler", "--dt", "1",
+                            "--t-end", "1000", "--out", csv, "--quiet", NULL},
+            NULL, &result);
+  ck_assert_msg(result.status == 1, "status %d, stderr:\n%s", result.status, result.err);
+  ASSERT_HAS(result.err, "failed at t = ");
+  ck_assert_ptr_null(strstr(result.out, "summary:"));
+  static char text[OUT_MAX];
+  slurp(csv, text);
+  ck_assert(strncmp(text, "time[s],", 8) == 0);
+  ck_assert_int_ge(count_lines(text), 1 + 2);
+  ck_assert_int_lt(count_lines(text), 1 + 1000);
+  remove(csv);
+  rmdir(tmp_dir);
+}
+END_TEST
+
+START_TEST(unwritable_csv_exits_1) {
+  make_tmp_dir();
+  run_hydyn((const char*[]){"run", "double-pendulum", "--t-end", "0.01", "--out",
+                            "/nonexistent-dir-hydyn/x.csv", "--quiet", NULL},
+            NULL, &result);
+  ck_assert_int_eq(result.status, 1);
+  ASSERT_HAS(result.err, "/nonexistent-dir-hydyn/x.csv");
+  rmdir(tmp_dir);
+}
+END_TEST
+
+Suite* cli_suite(void) {
+  Suite* s = suite_create("cli");
+  TCase* tc = tcase_create("command");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, help_mentions_everything);
+  tcase_add_test(tc, models_lists_builtins);
+  tcase_add_test(tc, bad_arguments_exit_2);
+  tcase_add_test(tc, unknown_model_lists_builtins);
+  tcase_add_test(tc, malformed_model_has_position);
+  tcase_add_test(tc, short_run_writes_csv_and_summary);
+  tcase_add_test(tc, output_choices);
+  tcase_add_test(tc, failed_run_keeps_rows);
+  tcase_add_test(tc, unwritable_csv_exits_1);
+  suite_add_tcase(s, tc);
+  return s;
+}

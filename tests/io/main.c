@@ -1,0 +1,5 @@
+#include "fixture.h"
+
+Suite* io_yaml_suite(void);
+
+int main(void) { return hy_test_main(io_yaml_suite(), NULL); }
