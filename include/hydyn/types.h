@@ -90,6 +90,7 @@ typedef enum hy_integrator {
   HY_INTEG_EULER = 0,       // forward Euler
   HY_INTEG_SEMI_EULER = 1,  // semi-implicit (symplectic) Euler: velocities first
   HY_INTEG_RK4 = 2,         // classical fourth-order Runge-Kutta
+  HY_INTEG_COUNT            // number of methods (not a method)
 } hy_integrator;
 
 //----- options -----------------------------------------------------------------------------

@@ -16,6 +16,7 @@
 #include <yaml.h>
 
 #include "core/core.h"
+#include "hydyn/names.h"
 #include "hydyn/model.h"
 #include "io/io_builtin.h"
 
@@ -1084,7 +1085,10 @@ static hy_status load_loads(loader* ld, const node* root) {
 
 static hy_status load_solver(loader* ld, const node* root, hy_option* opt) {
   static const char* const keys[] = {"integrator", "dt", "t_end", NULL};
-  static const char* const integrators[] = {"euler", "semi-euler", "rk4", NULL};
+  // the names live with the integrators (hydyn/names.h); the enum values are the list order
+  const char* integrators[HY_INTEG_COUNT + 1];
+  for (int k = 0; k < HY_INTEG_COUNT; k++) integrators[k] = hy_integrator_name((hy_integrator)k);
+  integrators[HY_INTEG_COUNT] = NULL;
   const node* n = map_val(root, "solver");
   if (is_null(n)) return HY_OK;
   item it;
@@ -1100,7 +1104,7 @@ static hy_status load_solver(loader* ld, const node* root, hy_option* opt) {
     int k;
     HY_TRY(get_enum(ld, it.where, "integrator", map_val(n, "integrator"), map_key(n, "integrator"),
                     integrators, &k));
-    opt->integrator = k == 0 ? HY_INTEG_EULER : (k == 1 ? HY_INTEG_SEMI_EULER : HY_INTEG_RK4);
+    opt->integrator = (hy_integrator)k;
   }
   if (map_val(n, "dt")) {
     HY_TRY(get_positive(ld, it.where, "dt", map_val(n, "dt"), map_key(n, "dt"), 0, "s", &opt->dt));

@@ -15,9 +15,8 @@ static size_t public_doubles(const hy_sizes* sz) {
 // Largest integrator workspace over the methods, so that the method can change between runs.
 static size_t integ_doubles(int n) {
   size_t w = 0;
-  const hy_integrator kinds[] = {HY_INTEG_EULER, HY_INTEG_SEMI_EULER, HY_INTEG_RK4};
-  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-    size_t k = hy_integ_explicit_work_size(kinds[i], n);
+  for (int kind = 0; kind < HY_INTEG_COUNT; kind++) {
+    size_t k = hy_integ_explicit_work_size((hy_integrator)kind, n);
     if (k > w) w = k;
   }
   return w;
