@@ -43,6 +43,7 @@ typedef struct hy_joint_def {
   double child_axis[3];    // joint axis in the child frame (normalized by the compiler)
   double z0;               // initial coordinate (rad or m)
   double zd0;              // initial velocity (rad/s or m/s)
+  int independent;         // 1 = the double-step method starts with this coordinate independent
   hy_srcpos pos;
 } hy_joint_def;
 
@@ -74,12 +75,56 @@ typedef struct hy_load_def {
   hy_srcpos pos;
 } hy_load_def;
 
+// A loop-closing joint between marker_a (on body A, or ground) and marker_b (on body B).
+// Directions are given in the frame of the marker's body and normalized by the compiler.
+//   revolute:      the markers' points coincide and axis_b stays parallel to axis_a
+//   spherical:     the points coincide (axes unused)
+//   translational: marker_b's point stays on the line through marker_a's point along axis_a,
+//                  axis_b stays parallel to axis_a, and up_b parallel to up_a (no rotation about
+//                  the axis; up must be perpendicular to the axis, zero = any perpendicular,
+//                  only used by 3-D translational joints)
+typedef struct hy_cut_def {
+  char name[HY_NAME_MAX];
+  hy_cut_type type;
+  char marker_a[HY_NAME_MAX];
+  char marker_b[HY_NAME_MAX];
+  double axis_a[3];  // default +z
+  double axis_b[3];  // default +z
+  double up_a[3];    // default 0 (chosen by the compiler)
+  double up_b[3];    // default 0 (chosen by the compiler)
+  hy_srcpos pos;
+} hy_cut_def;
+
+// A force element between two markers. An actuator pushes marker_b away from marker_a with
+// value * signal(t) newtons (pulls when negative); with `equilibrium` set, the value is instead
+// the force that holds the initial configuration at rest (computed by hydyn, see
+// docs/formulations.md), scaled by the signal if one is given.
+typedef struct hy_force_def {
+  char name[HY_NAME_MAX];
+  hy_force_type type;
+  char marker_a[HY_NAME_MAX];
+  char marker_b[HY_NAME_MAX];
+  double value;             // N
+  int equilibrium;          // 1 = computed static equilibrium force
+  char signal[HY_NAME_MAX]; // optional scaling signal ("" = none)
+  hy_srcpos pos;
+} hy_force_def;
+
+// Whether the model is planar (all revolute axes parallel, prismatic axes perpendicular to them).
+typedef enum hy_planar {
+  HY_PLANAR_AUTO = 0,  // detected by the compiler
+  HY_PLANAR_YES = 1,   // required (an error if the model is not planar)
+  HY_PLANAR_NO = 2,    // full 3-D cut-joint equations even for a planar model
+} hy_planar;
+
 // Defaults: zeros, axes +z, unit identity inertia 0, names empty, revolute.
 HY_API hy_body_def hy_body_def_default(void);
 HY_API hy_joint_def hy_joint_def_default(void);
 HY_API hy_marker_def hy_marker_def_default(void);
 HY_API hy_signal_def hy_signal_def_default(void);
 HY_API hy_load_def hy_load_def_default(void);
+HY_API hy_cut_def hy_cut_def_default(void);
+HY_API hy_force_def hy_force_def_default(void);
 
 // The editable model. Definitions are copied in; names are resolved by hy_model_compile.
 typedef struct hy_spec hy_spec;
@@ -94,6 +139,9 @@ HY_API hy_status hy_spec_add_joint(hy_spec* s, const hy_joint_def* def);
 HY_API hy_status hy_spec_add_marker(hy_spec* s, const hy_marker_def* def);
 HY_API hy_status hy_spec_add_signal(hy_spec* s, const hy_signal_def* def);
 HY_API hy_status hy_spec_add_load(hy_spec* s, const hy_load_def* def);
+HY_API hy_status hy_spec_add_cut(hy_spec* s, const hy_cut_def* def);
+HY_API hy_status hy_spec_add_force(hy_spec* s, const hy_force_def* def);
+HY_API hy_status hy_spec_set_planar(hy_spec* s, hy_planar planar);
 
 //----- the compiled model ------------------------------------------------------------------
 
@@ -105,6 +153,9 @@ typedef struct hy_sizes {
   int nsig;     // signals
   int nsigpt;   // signal table points, all signals together
   int nload;    // applied loads
+  int ncut;     // cut joints
+  int neq;      // constraint equations of all cut joints (m)
+  int nfrc;     // force elements
 } hy_sizes;
 
 // The model arrays, listed once: X(type, name, count) with count an expression of `sz` (a
@@ -124,6 +175,7 @@ typedef struct hy_sizes {
   X(double, jnt_paxis, sz.nbody * 3)           /* unit axis, parent frame */            \
   X(double, jnt_caxis, sz.nbody * 3)           /* unit axis, child frame */             \
   X(double, jnt_crot, sz.nbody * 9)            /* child frame -> parent frame at z=0 */ \
+  X(int, jnt_indep, sz.nbody)                  /* 1 = start as independent coordinate */ \
   X(double, z0, sz.nz)                         /* initial coordinates (rad or m) */     \
   X(double, zd0, sz.nz)                        /* initial velocities */                 \
   X(char, mrk_name, sz.nmrk * HY_NAME_MAX)     /* marker names */                       \
@@ -139,7 +191,24 @@ typedef struct hy_sizes {
   X(int, load_type, sz.nload)                  /* hy_load_type */                       \
   X(int, load_mrk, sz.nload)                   /* marker */                             \
   X(int, load_sig, sz.nload)                   /* scaling signal, -1 = none */          \
-  X(double, load_vector, sz.nload * 3)         /* N or N m, inertial frame */
+  X(double, load_vector, sz.nload * 3)         /* N or N m, inertial frame */           \
+  X(char, cut_name, sz.ncut * HY_NAME_MAX)     /* cut joint names */                    \
+  X(int, cut_type, sz.ncut)                    /* hy_cut_type */                        \
+  X(int, cut_mrk_a, sz.ncut)                   /* marker on body A */                   \
+  X(int, cut_mrk_b, sz.ncut)                   /* marker on body B */                   \
+  X(double, cut_axis_a, sz.ncut * 3)           /* unit axis, A's frame */               \
+  X(double, cut_axis_b, sz.ncut * 3)           /* unit axis, B's frame */               \
+  X(double, cut_up_a, sz.ncut * 3)             /* unit, perpendicular to axis_a */      \
+  X(double, cut_up_b, sz.ncut * 3)             /* unit, perpendicular to axis_b */      \
+  X(int, cut_eqadr, sz.ncut)                   /* first equation in Phi */              \
+  X(int, cut_neq, sz.ncut)                     /* number of equations */                \
+  X(char, frc_name, sz.nfrc * HY_NAME_MAX)     /* force element names */                \
+  X(int, frc_type, sz.nfrc)                    /* hy_force_type */                      \
+  X(int, frc_mrk_a, sz.nfrc)                   /* marker a */                           \
+  X(int, frc_mrk_b, sz.nfrc)                   /* marker b */                           \
+  X(double, frc_value, sz.nfrc)                /* N (unless equilibrium) */             \
+  X(int, frc_equilibrium, sz.nfrc)             /* 1 = computed static force */          \
+  X(int, frc_sig, sz.nfrc)                     /* scaling signal, -1 = none */
 
 // The compiled model: immutable while stepping; the engine receives `const hy_model*`.
 typedef struct hy_model {
@@ -147,6 +216,13 @@ typedef struct hy_model {
   char path[256];  // file it was loaded from ("" if built in code)
   hy_sizes sizes;
   hy_option opt;
+  // planar models: every revolute axis is parallel to plane_normal and every prismatic axis
+  // perpendicular to it; cut joints then give only their in-plane equations, written with the
+  // in-plane unit vectors plane_e1, plane_e2 (inertial frame)
+  int planar;
+  double plane_normal[3];
+  double plane_e1[3];
+  double plane_e2[3];
 #define HY_MODEL_FIELD_(type, name, count) type* name;
   HY_MODEL_ARRAYS(HY_MODEL_FIELD_)
 #undef HY_MODEL_FIELD_
@@ -178,6 +254,8 @@ HY_API int hy_model_body(const hy_model* m, const char* name);
 HY_API int hy_model_joint(const hy_model* m, const char* name);
 HY_API int hy_model_marker(const hy_model* m, const char* name);
 HY_API int hy_model_signal(const hy_model* m, const char* name);
+HY_API int hy_model_cut(const hy_model* m, const char* name);
+HY_API int hy_model_force(const hy_model* m, const char* name);
 
 // Value of signal `sig` at time t.
 HY_API double hy_signal_eval(const hy_model* m, int sig, double t);

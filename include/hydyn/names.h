@@ -20,6 +20,38 @@ HY_API const char* hy_integrator_name(hy_integrator kind);
 // unchanged.
 HY_API hy_status hy_integrator_parse(const char* s, hy_integrator* out);
 
+//----- formulations --------------------------------------------------------------------------
+
+// Name of a formulation: "tree", "penalty" or "double-step" (static string); "unknown" for a
+// value outside hy_formulation.
+HY_API const char* hy_formulation_name(hy_formulation form);
+
+// Parses a formulation name ("tree", "penalty" or "double-step", exact and case-sensitive) into
+// *out. Returns HY_OK, or HY_ERR_ARG for NULL arguments or an unknown name, leaving *out
+// unchanged.
+HY_API hy_status hy_formulation_parse(const char* s, hy_formulation* out);
+
+//----- Newton tangents -----------------------------------------------------------------------
+
+// Name of a tangent kind: "analytic" or "fd" (static string); "unknown" for a value outside
+// hy_tangent.
+HY_API const char* hy_tangent_name(hy_tangent kind);
+
+// Parses a tangent name ("analytic" or "fd", exact and case-sensitive) into *out. Returns HY_OK,
+// or HY_ERR_ARG for NULL arguments or an unknown name, leaving *out unchanged.
+HY_API hy_status hy_tangent_parse(const char* s, hy_tangent* out);
+
+//----- cut joints ----------------------------------------------------------------------------
+
+// Name of a cut-joint type: "revolute", "spherical" or "translational" (static string);
+// "unknown" for a value outside hy_cut_type.
+HY_API const char* hy_cut_type_name(hy_cut_type type);
+
+// Parses a cut-joint type name ("revolute", "spherical" or "translational", exact and
+// case-sensitive) into *out. Returns HY_OK, or HY_ERR_ARG for NULL arguments or an unknown name,
+// leaving *out unchanged.
+HY_API hy_status hy_cut_type_parse(const char* s, hy_cut_type* out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,9 +12,14 @@ extern "C" {
 
 // Counters of a run.
 typedef struct hy_stats {
-  long nstep;        // steps taken
-  long nforward;     // evaluations of the dynamics (hy_forward)
-  double wall_time;  // seconds spent inside hy_step
+  long nstep;               // steps taken
+  long nforward;            // evaluations of the dynamics (hy_forward)
+  double wall_time;         // seconds spent inside hy_step
+  long niter;               // Newton iterations, all steps (penalty, double-step)
+  int niter_max;            // most Newton iterations in one step
+  int niter_last;           // Newton iterations of the last step
+  long npartition;          // double-step partitions chosen (1 + re-selections)
+  double violation_max;     // largest |Phi_i| after a step since t = 0 (m or rad)
 } hy_stats;
 
 // The state and outputs of a running model. Arrays are owned by the data; read them freely,
@@ -40,9 +45,28 @@ typedef struct hy_data {
   double* M;  // M'(z), row-major                                        (nz x nz)
   double* Q;  // Q'(z, zd, t)                                            (nz)
 
+  // closed loops (cut joints), seed 000 Sects. 2.2-2.3
+  double* phi;       // constraint equations Phi(z) (m or rad)                  (neq)
+  double* phi_z;     // Jacobian Phi_z, row-major                               (neq x nz)
+  double* phi_bias;  // Phi_z_dot * zd, the velocity-product term of Phi_ddot   (neq)
+  double* lam;       // penalty multipliers lambda, Eq. 19                      (neq)
+  double violation;  // max |Phi_i| at the current state (m or rad)
+  int ndof;          // independent coordinates (degrees of freedom)
+  int* part;         // coordinate indices: ndof independent first, then dependent (nz)
+  int rank;          // rank of Phi_z at the initial configuration (< neq: redundant equations)
+  double assembly_shift;  // largest coordinate change made to close the loops at t = 0
+
+  // force elements
+  double* frc_force;  // force applied along a -> b, > 0 pushes apart (N)        (nfrc)
+  double* frc_len;    // distance between the markers (m)                       (nfrc)
+  double* frc_rate;   // its time derivative (m/s)                              (nfrc)
+  double* frc_dir;    // unit vector from a to b                                (nfrc x 3)
+  double* frc_static; // static equilibrium force of `equilibrium` elements (N)  (nfrc)
+
   double energy_kin;  // kinetic energy (J)
   double energy_pot;  // gravitational potential energy, zero at the inertial origin (J)
-  double work_ext;    // work done by the applied loads since t = 0 (J), trapezoidal in time
+  double work_ext;    // work done by the applied loads and force elements since t = 0 (J),
+                      // trapezoidal in time
 
   hy_stats stats;
   hy_error err;  // detail of the last failure of a stepping call

@@ -93,17 +93,56 @@ typedef enum hy_integrator {
   HY_INTEG_COUNT            // number of methods (not a method)
 } hy_integrator;
 
+// Loop-closing (cut) joints between two markers. In a planar model each gives only its in-plane
+// equations (see hy_model.planar).
+typedef enum hy_cut_type {
+  HY_CUT_REVOLUTE = 0,       // points coincide, axes parallel: 5 equations (planar: 2)
+  HY_CUT_SPHERICAL = 1,      // points coincide: 3 equations (planar: 2)
+  HY_CUT_TRANSLATIONAL = 2,  // B's point on A's line, no relative rotation: 5 (planar: 2)
+} hy_cut_type;
+
+// Force elements between two markers.
+typedef enum hy_force_type {
+  HY_FORCE_ACTUATOR = 0,  // force of given magnitude along the line a -> b; > 0 pushes apart
+} hy_force_type;
+
+// How the equations of motion are formed and integrated.
+typedef enum hy_formulation {
+  HY_FORM_TREE = 0,         // open tree only: M' zdd = Q' as an ODE, explicit integrators
+  HY_FORM_PENALTY = 1,      // index-3 augmented Lagrangian with projections (seed 000 Eqs. 18-21)
+  HY_FORM_DOUBLE_STEP = 2,  // coordinate partitioning (seed 000 Eqs. 13-17)
+  HY_FORM_COUNT             // number of formulations (not one)
+} hy_formulation;
+
+// Tangent matrix of the trapezoidal-Newton iteration.
+typedef enum hy_tangent {
+  HY_TANGENT_ANALYTIC = 0,  // M + dt/2 C + dt^2/4 (K + Phi_z^T alpha Phi_z), seed 000 Sect. 2.3
+  HY_TANGENT_FD = 1,        // forward differences, eps = 1e-8 max(1e-2, |x|) (Eqs. 40-41)
+  HY_TANGENT_COUNT          // number of kinds (not one)
+} hy_tangent;
+
 //----- options -----------------------------------------------------------------------------
 
 // Solver settings of a model; the model file's `solver:` section and the command line fill it.
 typedef struct hy_option {
-  double gravity[3];         // gravitational acceleration (m/s^2), inertial frame
-  double dt;                 // fixed time step (s)
-  double t_end;              // end time of a run (s)
-  hy_integrator integrator;  // time integration method
+  double gravity[3];          // gravitational acceleration (m/s^2), inertial frame
+  double dt;                  // fixed time step (s)
+  double t_end;               // end time of a run (s)
+  hy_integrator integrator;   // explicit method of the tree formulation
+  hy_formulation formulation; // how closed loops are handled; penalty and double-step step with
+                              // the trapezoidal rule and Newton-Raphson (seed 000 Sect. 4)
+  hy_tangent tangent;         // Newton tangent of penalty and double-step
+  double penalty;             // penalty factor alpha of Eq. 18 (N/m for point equations)
+  double tol_pos;             // Newton convergence on positions (rad or m)
+  int max_iter;               // Newton iteration cap per step
+  double partition_rcond;     // double-step: re-select the partition when the dependent block's
+                              // pivot ratio (min/max |U_ii| of its LU) falls below this fraction
+                              // of its value when the partition was chosen
 } hy_option;
 
-// Defaults: gravity (0, -9.81, 0), dt = 1e-3 s, t_end = 10 s, RK4.
+// Defaults: gravity (0, -9.81, 0), dt = 1e-3 s, t_end = 10 s, RK4, tree formulation (a model
+// with cut joints defaults to penalty), analytic tangent, alpha = 1e11, tol_pos = 1e-7,
+// max_iter = 25, partition_rcond = 0.1.
 HY_API hy_option hy_option_default(void);
 
 // Names are at most this long, terminator included.

@@ -93,6 +93,12 @@ hy_option hy_option_default(void) {
       .dt = 1e-3,
       .t_end = 10,
       .integrator = HY_INTEG_RK4,
+      .formulation = HY_FORM_TREE,
+      .tangent = HY_TANGENT_ANALYTIC,
+      .penalty = 1e11,  // seed 000 Sect. 5
+      .tol_pos = 1e-7,  // seed 000 Sect. 5
+      .max_iter = 25,
+      .partition_rcond = 0.1,
   };
   return o;
 }

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 
+#include "form/form.h"
 #include "hydyn/types.h"
 
 //----- explicit fixed-step methods -----------------------------------------------------------
@@ -29,5 +30,33 @@ size_t hy_integ_explicit_work_size(hy_integrator kind, int n);
 // not finite; HY_ERR_ARG for bad arguments. On any failure x is left unchanged.
 hy_status hy_integ_explicit_step(hy_integrator kind, int nq, double t, double dt, double* x,
                                  const double* xdot0, hy_ode_rhs_fn f, void* ctx, double* work);
+
+//----- trapezoidal rule with Newton-Raphson (seed 000 Sect. 4) --------------------------------
+
+// Work of the Newton iteration, sized for nmax unknowns.
+typedef struct hy_newton_work {
+  double* x;   // unknowns                          (nmax)
+  double* dx;  // Newton correction                 (nmax)
+  double* f;   // residual                          (nmax)
+  double* fp;  // residual at a perturbed x (FD)    (nmax)
+  double* J;   // tangent and its LU factors        (nmax x nmax)
+  int* piv;    // pivots                            (nmax)
+  int worst;   // unknown with the largest scaled correction in the last iteration
+  double worst_dx;  // that correction (rad or m)
+  double res_norm;  // max |f| at the last evaluation
+} hy_newton_work;
+
+size_t hy_integ_newton_doubles(int nmax);
+size_t hy_integ_newton_ints(int nmax);
+void hy_integ_newton_bind(int nmax, hy_newton_work* nw, double* dbuf, int* ibuf);
+
+// One step of size m->opt.dt of the model's closed-loop formulation: predictor, Newton
+// iterations on the formulation's residual with the analytic or finite-difference tangent
+// (Eqs. 37, 40-41), convergence when every correction is below opt.tol_pos, then the
+// formulation's end of step. On failure the state is back at the start of the step and d->err
+// names the time, the residual and the worst unknown; HY_NEWTON_NOCONV (> 0) when the
+// iteration cap was reached.
+hy_status hy_integ_trap_newton_step(const hy_model* m, hy_data* d, hy_form_work* fw,
+                                    hy_mech_work* mw, hy_newton_work* nw);
 
 #endif  // HYDYN_SRC_INTEG_INTEG_H_

@@ -1,5 +1,5 @@
 // Explicit fixed-step integrators (forward Euler, symplectic Euler, classical RK4) for
-// x = [q; v], and the integrator names of include/hydyn/names.h.
+// x = [q; v]. Their names (include/hydyn/names.h) live in src/core/core_names.c.
 //
 // Every method builds the new state in the workspace and copies it into x only once all
 // evaluations succeeded and the result is finite, so a failing step leaves x as it was: the
@@ -7,33 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "hydyn/names.h"
 #include "integ/integ.h"
-
-//----- names -----------------------------------------------------------------------------------
-
-static const char* const integ_names[] = {
-    [HY_INTEG_EULER] = "euler",
-    [HY_INTEG_SEMI_EULER] = "semi-euler",
-    [HY_INTEG_RK4] = "rk4",
-};
-static const int integ_count = (int)(sizeof integ_names / sizeof integ_names[0]);
-
-const char* hy_integrator_name(hy_integrator kind) {
-  if ((int)kind < 0 || (int)kind >= integ_count) return "unknown";
-  return integ_names[kind];
-}
-
-hy_status hy_integrator_parse(const char* s, hy_integrator* out) {
-  if (!s || !out) return HY_ERR_ARG;
-  for (int i = 0; i < integ_count; i++) {
-    if (strcmp(s, integ_names[i]) == 0) {
-      *out = (hy_integrator)i;
-      return HY_OK;
-    }
-  }
-  return HY_ERR_ARG;
-}
 
 //----- steps -----------------------------------------------------------------------------------
 

@@ -636,8 +636,9 @@ static hy_status get_axis(loader* ld, const item* it, const node* map, const cha
 static hy_status load_joints(loader* ld, const node* root) {
   static const char* const keys[] = {"name",         "type",        "parent", "child",
                                      "parent_point", "child_point", "axis",   "child_axis",
-                                     "z0",           "zd0",         NULL};
+                                     "z0",           "zd0",         "independent", NULL};
   static const char* const types[] = {"revolute", "prismatic", NULL};
+  static const char* const yes_no[] = {"false", "true", NULL};
   const node* list;
   HY_TRY(get_list(ld, root, "joints", 1, "joints", &list));
   for (int i = 0; i < list->nkid; i++) {
@@ -691,6 +692,10 @@ static hy_status load_joints(loader* ld, const node* root) {
     }
     d.z0 *= scale;
     d.zd0 *= scale;
+    if (map_val(n, "independent")) {
+      HY_TRY(get_enum(ld, it.where, "independent", map_val(n, "independent"),
+                      map_key(n, "independent"), yes_no, &d.independent));
+    }
     if (hy_spec_add_joint(ld->spec, &d) != HY_OK) {
       return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory adding joint '%s'", d.name);
     }
@@ -1081,22 +1086,157 @@ static hy_status load_loads(loader* ld, const node* root) {
   return HY_OK;
 }
 
+//----- cut joints ----------------------------------------------------------------------------
+
+// An optional up vector: when given it must be non-zero (leaving it out lets the compiler
+// choose one).
+static hy_status get_up(loader* ld, const item* it, const node* map, const char* key,
+                        double out[3]) {
+  HY_TRY(get_vec(ld, it->where, key, map_val(map, key), map_key(map, key), 3, out));
+  if (out[0] != 0 || out[1] != 0 || out[2] != 0) return HY_OK;
+  return FAIL_AT(ld, map_val(map, key),
+                 "%s: %s: must be a non-zero vector (leave the key out to let hydyn choose one)",
+                 it->where, key);
+}
+
+static hy_status load_cuts(loader* ld, const node* root) {
+  static const char* const keys[] = {"name",   "type", "marker_a", "marker_b", "axis_a",
+                                     "axis_b", "up_a", "up_b",     NULL};
+  static const hy_cut_type kinds[] = {HY_CUT_REVOLUTE, HY_CUT_SPHERICAL, HY_CUT_TRANSLATIONAL};
+  const int nkind = (int)(sizeof kinds / sizeof kinds[0]);
+  const char* types[sizeof kinds / sizeof kinds[0] + 1];
+  for (int k = 0; k < nkind; k++) types[k] = hy_cut_type_name(kinds[k]);
+  types[nkind] = NULL;
+  const node* list;
+  HY_TRY(get_list(ld, root, "cut_joints", 0, "cut joints", &list));
+  for (int i = 0; list && i < list->nkid; i++) {
+    const node* n = list->kid[i];
+    item it;
+    item_init(&it, "cut_joints", "cut joint", i, n);
+    HY_TRY(expect_map(ld, &it, n, keys));
+    HY_TRY(check_keys(ld, n, keys, it.what));
+    hy_cut_def d = hy_cut_def_default();
+    d.pos.line = n->line;
+    d.pos.col = n->col;
+    HY_TRY(require(ld, &it, n, "name", "a unique name"));
+    HY_TRY(get_name(ld, it.where, "name", map_val(n, "name"), map_key(n, "name"), d.name));
+    HY_TRY(check_unique(ld, &it, list, i, "cut joint"));
+    HY_TRY(require(ld, &it, n, "type", "revolute, spherical or translational"));
+    int type;
+    HY_TRY(get_enum(ld, it.where, "type", map_val(n, "type"), map_key(n, "type"), types, &type));
+    d.type = kinds[type];
+    HY_TRY(require(ld, &it, n, "marker_a", "a marker name"));
+    HY_TRY(get_name(ld, it.where, "marker_a", map_val(n, "marker_a"), map_key(n, "marker_a"),
+                    d.marker_a));
+    HY_TRY(require(ld, &it, n, "marker_b", "a marker name"));
+    HY_TRY(get_name(ld, it.where, "marker_b", map_val(n, "marker_b"), map_key(n, "marker_b"),
+                    d.marker_b));
+    if (map_val(n, "axis_a")) HY_TRY(get_axis(ld, &it, n, "axis_a", d.axis_a));
+    if (map_val(n, "axis_b")) HY_TRY(get_axis(ld, &it, n, "axis_b", d.axis_b));
+    if (map_val(n, "up_a")) HY_TRY(get_up(ld, &it, n, "up_a", d.up_a));
+    if (map_val(n, "up_b")) HY_TRY(get_up(ld, &it, n, "up_b", d.up_b));
+    if (hy_spec_add_cut(ld->spec, &d) != HY_OK) {
+      return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory adding cut joint '%s'", d.name);
+    }
+  }
+  return HY_OK;
+}
+
+//----- force elements ------------------------------------------------------------------------
+
+static hy_status load_forces(loader* ld, const node* root) {
+  static const char* const keys[] = {"name",  "type",   "marker_a", "marker_b",
+                                     "force", "signal", NULL};
+  static const char* const types[] = {"actuator", NULL};
+  const node* list;
+  HY_TRY(get_list(ld, root, "forces", 0, "force elements", &list));
+  for (int i = 0; list && i < list->nkid; i++) {
+    const node* n = list->kid[i];
+    item it;
+    item_init(&it, "forces", "force", i, n);
+    HY_TRY(expect_map(ld, &it, n, keys));
+    HY_TRY(check_keys(ld, n, keys, it.what));
+    hy_force_def d = hy_force_def_default();
+    d.pos.line = n->line;
+    d.pos.col = n->col;
+    HY_TRY(require(ld, &it, n, "name", "a unique name"));
+    HY_TRY(get_name(ld, it.where, "name", map_val(n, "name"), map_key(n, "name"), d.name));
+    HY_TRY(check_unique(ld, &it, list, i, "force"));
+    HY_TRY(require(ld, &it, n, "type", "actuator"));
+    int type;
+    HY_TRY(get_enum(ld, it.where, "type", map_val(n, "type"), map_key(n, "type"), types, &type));
+    d.type = HY_FORCE_ACTUATOR;
+    HY_TRY(require(ld, &it, n, "marker_a", "a marker name"));
+    HY_TRY(get_name(ld, it.where, "marker_a", map_val(n, "marker_a"), map_key(n, "marker_a"),
+                    d.marker_a));
+    HY_TRY(require(ld, &it, n, "marker_b", "a marker name"));
+    HY_TRY(get_name(ld, it.where, "marker_b", map_val(n, "marker_b"), map_key(n, "marker_b"),
+                    d.marker_b));
+    HY_TRY(require(ld, &it, n, "force", "a number in N, or the word 'equilibrium'"));
+    const node* v = map_val(n, "force");
+    if (v->kind == NODE_SCALAR && v->plain && strcmp(v->text, "equilibrium") == 0) {
+      d.equilibrium = 1;
+    } else {
+      int r = 0;
+      if (v->kind == NODE_SCALAR && v->plain) r = parse_number_text(v->text, v->len, &d.value);
+      if (r != 1) {
+        char got[96];
+        return FAIL_AT(ld, place(v, map_key(n, "force")),
+                       "%s: force: expected a number (N) or the word 'equilibrium', got %s%s",
+                       it.where, describe(v, got, sizeof got), r < 0 ? " (out of range)" : "");
+      }
+    }
+    d.signal[0] = 0;
+    if (map_val(n, "signal")) {
+      HY_TRY(
+          get_name(ld, it.where, "signal", map_val(n, "signal"), map_key(n, "signal"), d.signal));
+    }
+    if (hy_spec_add_force(ld->spec, &d) != HY_OK) {
+      return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory adding force '%s'", d.name);
+    }
+  }
+  return HY_OK;
+}
+
 //----- top level -----------------------------------------------------------------------------
 
+// A whole number >= lo (and small enough for an int).
+static hy_status get_count(loader* ld, const char* where, const char* label, const node* v,
+                           const node* key, int lo, int* out) {
+  double x;
+  HY_TRY(get_number(ld, where, label, v, key, &x));
+  if (x >= lo && x <= 1e6 && x == floor(x)) {
+    *out = (int)x;
+    return HY_OK;
+  }
+  char got[96];
+  return FAIL_AT(ld, place(v, key), "%s: %s: expected a whole number from %d to 1000000, got %s",
+                 where, label, lo, describe(v, got, sizeof got));
+}
+
 static hy_status load_solver(loader* ld, const node* root, hy_option* opt) {
-  static const char* const keys[] = {"integrator", "dt", "t_end", NULL};
-  // the names live with the integrators (hydyn/names.h); the enum values are the list order
+  static const char* const keys[] = {"integrator",      "dt",      "t_end",        "formulation",
+                                     "tangent",         "penalty", "tol_position", "max_iterations",
+                                     "partition_rcond", NULL};
+  // the names live in one table each (hydyn/names.h); the enum values are the list order
   const char* integrators[HY_INTEG_COUNT + 1];
   for (int k = 0; k < HY_INTEG_COUNT; k++) integrators[k] = hy_integrator_name((hy_integrator)k);
   integrators[HY_INTEG_COUNT] = NULL;
+  const char* forms[HY_FORM_COUNT + 1];
+  for (int k = 0; k < HY_FORM_COUNT; k++) forms[k] = hy_formulation_name((hy_formulation)k);
+  forms[HY_FORM_COUNT] = NULL;
+  const char* tangents[HY_TANGENT_COUNT + 1];
+  for (int k = 0; k < HY_TANGENT_COUNT; k++) tangents[k] = hy_tangent_name((hy_tangent)k);
+  tangents[HY_TANGENT_COUNT] = NULL;
   const node* n = map_val(root, "solver");
   if (is_null(n)) return HY_OK;
   item it;
   snprintf(it.where, sizeof it.where, "solver");
   snprintf(it.what, sizeof it.what, "solver");
   if (n->kind != NODE_MAP) {
-    char got[96];
-    return FAIL_AT(ld, n, "solver: expected a mapping with keys integrator, dt, t_end; got %s",
+    char got[96], expected[256];
+    join_names(expected, sizeof expected, keys);
+    return FAIL_AT(ld, n, "solver: expected a mapping with keys %s; got %s", expected,
                    describe(n, got, sizeof got));
   }
   HY_TRY(check_keys(ld, n, keys, it.what));
@@ -1113,6 +1253,43 @@ static hy_status load_solver(loader* ld, const node* root, hy_option* opt) {
     HY_TRY(get_positive(ld, it.where, "t_end", map_val(n, "t_end"), map_key(n, "t_end"), 0, "s",
                         &opt->t_end));
   }
+  if (map_val(n, "formulation")) {
+    int k;
+    HY_TRY(get_enum(ld, it.where, "formulation", map_val(n, "formulation"),
+                    map_key(n, "formulation"), forms, &k));
+    opt->formulation = (hy_formulation)k;
+  }
+  if (map_val(n, "tangent")) {
+    int k;
+    HY_TRY(get_enum(ld, it.where, "tangent", map_val(n, "tangent"), map_key(n, "tangent"), tangents,
+                    &k));
+    opt->tangent = (hy_tangent)k;
+  }
+  if (map_val(n, "penalty")) {
+    HY_TRY(get_positive(ld, it.where, "penalty", map_val(n, "penalty"), map_key(n, "penalty"), 0,
+                        "N/m", &opt->penalty));
+  }
+  if (map_val(n, "tol_position")) {
+    HY_TRY(get_positive(ld, it.where, "tol_position", map_val(n, "tol_position"),
+                        map_key(n, "tol_position"), 0, "rad or m", &opt->tol_pos));
+  }
+  if (map_val(n, "max_iterations")) {
+    HY_TRY(get_count(ld, it.where, "max_iterations", map_val(n, "max_iterations"),
+                     map_key(n, "max_iterations"), 1, &opt->max_iter));
+  }
+  if (map_val(n, "partition_rcond")) {
+    const node* v = map_val(n, "partition_rcond");
+    double x;
+    HY_TRY(get_number(ld, it.where, "partition_rcond", v, map_key(n, "partition_rcond"), &x));
+    if (!(x > 0 && x < 1)) {
+      char got[96];
+      return FAIL_AT(ld, place(v, map_key(n, "partition_rcond")),
+                     "solver: partition_rcond: expected a number between 0 and 1 (exclusive), "
+                     "got %s",
+                     describe(v, got, sizeof got));
+    }
+    opt->partition_rcond = x;
+  }
   return HY_OK;
 }
 
@@ -1122,10 +1299,8 @@ static const struct {
   const char* key;
   const char* arrives;
 } kReserved[] = {
-    {"cut_joints", "arrives with closed loops"},
     {"hydraulics", "arrives with the hydraulic circuit (volumes, valves, cylinders)"},
     {"friction", "arrives with the seal friction models"},
-    {"formulation", "arrives with the choice of formulation (penalty, double-step, ...)"},
 };
 
 // The model name when the file gives none: the file name without folder and extension.
@@ -1142,8 +1317,10 @@ static void file_stem(const char* path, char out[HY_NAME_MAX]) {
 }
 
 static hy_status load_root(loader* ld, const node* root) {
-  static const char* const keys[] = {"name",    "description", "gravity", "bodies", "joints",
-                                     "markers", "signals",     "loads",   "solver", NULL};
+  static const char* const keys[] = {"name",   "description", "gravity", "planar", "bodies",
+                                     "joints", "markers",     "signals", "loads",  "cut_joints",
+                                     "forces", "solver",      NULL};
+  static const char* const planar_words[] = {"auto", "true", "false", NULL};
   char got[96];
   if (!root) {
     return fail_src(ld, HY_ERR_MODEL, ld->path, 1, 1,
@@ -1161,6 +1338,15 @@ static hy_status load_root(loader* ld, const node* root) {
     for (size_t r = 0; k->kind == NODE_SCALAR && r < sizeof kReserved / sizeof kReserved[0]; r++) {
       if (strcmp(k->text, kReserved[r].key) == 0) {
         return FAIL_AT(ld, k, "not supported yet: '%s' %s", kReserved[r].key, kReserved[r].arrives);
+      }
+    }
+    // the solver's keys are the likeliest to be written at the top level by mistake
+    static const char* const solver_keys[] = {"formulation", "tangent", "penalty", "integrator",
+                                              "dt",          "t_end",   NULL};
+    for (int q = 0; k->kind == NODE_SCALAR && solver_keys[q]; q++) {
+      if (strcmp(k->text, solver_keys[q]) == 0) {
+        return FAIL_AT(ld, k, "'%s' is a key of the 'solver' section, not of the top level",
+                       k->text);
       }
     }
   }
@@ -1182,8 +1368,15 @@ static hy_status load_root(loader* ld, const node* root) {
                    opt.gravity));
   }
   HY_TRY(load_solver(ld, root, &opt));
+  int planar = 0;
+  if (map_val(root, "planar")) {
+    HY_TRY(get_enum(ld, "", "planar", map_val(root, "planar"), map_key(root, "planar"),
+                    planar_words, &planar));
+  }
+  static const hy_planar planar_of[] = {HY_PLANAR_AUTO, HY_PLANAR_YES, HY_PLANAR_NO};
   if (hy_spec_set_name(ld->spec, name, ld->path) != HY_OK ||
-      hy_spec_set_option(ld->spec, &opt) != HY_OK) {
+      hy_spec_set_option(ld->spec, &opt) != HY_OK ||
+      hy_spec_set_planar(ld->spec, planar_of[planar]) != HY_OK) {
     return HY_FAIL(ld->err, HY_ERR_ARG, "cannot set the model name or options");
   }
   HY_TRY(load_bodies(ld, root));
@@ -1191,6 +1384,8 @@ static hy_status load_root(loader* ld, const node* root) {
   HY_TRY(load_markers(ld, root));
   HY_TRY(load_signals(ld, root));
   HY_TRY(load_loads(ld, root));
+  HY_TRY(load_cuts(ld, root));
+  HY_TRY(load_forces(ld, root));
   return HY_OK;
 }
 

@@ -30,9 +30,22 @@ void hy_mech_dynamics(const hy_model* m, hy_data* d, hy_mech_work* w);
 // Solves M' zdd = Q' and fills body accelerations (Eq. 3). Returns HY_ERR_SINGULAR with a
 // message in d->err when M' is not positive definite (a massless subtree, say).
 hy_status hy_mech_accelerations(const hy_model* m, hy_data* d, hy_mech_work* w);
+// Jacobian of the inertial position of a point x fixed on `body` (-1 = ground: zero) with
+// respect to z: column i is b_i[0:3] + b_i[3:6] x x for the joints i on the body's path to ground,
+// zero elsewhere. J is 3 x nz, row-major. Needs hy_mech_kinematics.
+void hy_mech_point_jacobian(const hy_model* m, const hy_data* d, int body, const double x[3],
+                            double* J);
+// Phi, Phi_z and Phi_z_dot zd of every cut joint into d->phi, d->phi_z, d->phi_bias, and
+// d->violation = max |Phi_i| (seed 000 Sect. 2.2; planar models give in-plane equations only).
+// Needs hy_mech_kinematics (which also fills the zdd = 0 accelerations the bias uses).
+void hy_mech_constraints(const hy_model* m, hy_data* d, hy_mech_work* w);
+// Length, rate and direction of every force element (frc_len, frc_rate, frc_dir). Needs
+// hy_mech_kinematics. The forces themselves (d->frc_force) are set by the caller and applied
+// by hy_mech_dynamics.
+void hy_mech_force_geometry(const hy_model* m, hy_data* d);
 // Kinetic and gravitational potential energy into d->energy_kin / d->energy_pot.
 void hy_mech_energy(const hy_model* m, hy_data* d);
-// Power of the applied loads (W) at the current kinematics.
+// Power of the applied loads and force elements (W) at the current kinematics.
 double hy_mech_load_power(const hy_model* m, const hy_data* d, const hy_mech_work* w);
 
 #endif  // HYDYN_SRC_MECH_MECH_H_

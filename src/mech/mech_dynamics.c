@@ -79,6 +79,24 @@ void hy_mech_dynamics(const hy_model* m, hy_data* d, hy_mech_work* w) {
     }
   }
 
+  // force elements: +F along the a -> b direction at marker b, -F at marker a (seed 000 Eq. 10
+  // with the cylinder force written along s, after Eq. 45)
+  for (int k = 0; k < m->sizes.nfrc; k++) {
+    const int ends[2] = {m->frc_mrk_b[k], m->frc_mrk_a[k]};
+    for (int e = 0; e < 2; e++) {
+      const int bk = m->mrk_body[ends[e]];
+      if (bk < 0) continue;
+      double f[3], xf[3];
+      hy_v3_scale(f, d->frc_dir + 3 * k, e == 0 ? d->frc_force[k] : -d->frc_force[k]);
+      hy_v3_cross(xf, d->mrk_pos + 3 * ends[e], f);
+      double* Qb = w->body_Q + 6 * bk;
+      for (int c = 0; c < 3; c++) {
+        Qb[c] += f[c];
+        Qb[3 + c] += xf[c];
+      }
+    }
+  }
+
   // composites from the leaves to the root (children have larger indices than parents)
   memcpy(w->comp_M, w->body_M, sizeof(double) * 36 * (size_t)nb);
   memcpy(w->comp_Q, w->body_Q, sizeof(double) * 6 * (size_t)nb);
@@ -166,5 +184,6 @@ double hy_mech_load_power(const hy_model* m, const hy_data* d, const hy_mech_wor
       power += hy_v3_dot(v, d->body_Z + 6 * bk + 3);
     }
   }
+  for (int k = 0; k < m->sizes.nfrc; k++) power += d->frc_force[k] * d->frc_rate[k];
   return power;
 }

@@ -18,6 +18,11 @@ struct hy_spec {
   int nsignal, cap_signal;
   hy_load_def* loads;
   int nload, cap_load;
+  hy_cut_def* cuts;
+  int ncut, cap_cut;
+  hy_force_def* forces;
+  int nforce, cap_force;
+  hy_planar planar;  // HY_PLANAR_AUTO unless set by hy_spec_set_planar
 };
 
 // Allocates the arrays of a model of the given sizes in one buffer (zeroed).

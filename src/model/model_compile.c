@@ -54,6 +54,10 @@ hy_status hy_model_copy(const hy_model* m, hy_model** out) {
   memcpy(c->name, m->name, sizeof c->name);
   memcpy(c->path, m->path, sizeof c->path);
   c->opt = m->opt;
+  c->planar = m->planar;
+  memcpy(c->plane_normal, m->plane_normal, sizeof c->plane_normal);
+  memcpy(c->plane_e1, m->plane_e1, sizeof c->plane_e1);
+  memcpy(c->plane_e2, m->plane_e2, sizeof c->plane_e2);
   memcpy(c->buffer_, m->buffer_, model_bytes(&m->sizes));
   *out = c;
   return HY_OK;
@@ -79,6 +83,12 @@ int hy_model_marker(const hy_model* m, const char* name) {
 }
 int hy_model_signal(const hy_model* m, const char* name) {
   return find_name(m->sig_name, m->sizes.nsig, name);
+}
+int hy_model_cut(const hy_model* m, const char* name) {
+  return find_name(m->cut_name, m->sizes.ncut, name);
+}
+int hy_model_force(const hy_model* m, const char* name) {
+  return find_name(m->frc_name, m->sizes.nfrc, name);
 }
 
 double hy_signal_eval(const hy_model* m, int sig, double t) {
@@ -124,6 +134,47 @@ static int spec_body(const hy_spec* s, const char* name) {
   return -1;
 }
 
+static int spec_marker(const hy_spec* s, const char* name) {
+  for (int i = 0; i < s->nmarker; i++) {
+    if (strcmp(s->markers[i].name, name) == 0) return i;
+  }
+  return -1;
+}
+
+static int spec_signal(const hy_spec* s, const char* name) {
+  for (int i = 0; i < s->nsignal; i++) {
+    if (strcmp(s->signals[i].name, name) == 0) return i;
+  }
+  return -1;
+}
+
+// Spec index of a marker's body, -1 for ground (the marker must exist).
+static int marker_body(const hy_spec* s, int mk) {
+  const char* body = s->markers[mk].body;
+  return strcmp(body, "ground") == 0 ? -1 : spec_body(s, body);
+}
+
+static int is_zero3(const double v[3]) { return v[0] == 0 && v[1] == 0 && v[2] == 0; }
+
+// A unit vector perpendicular to the unit vector a: the coordinate axis least aligned with a,
+// with its component along a removed (for a = +z this is +x, so a planar model in the x-y
+// plane gets e1 = x, e2 = y).
+static void any_perpendicular(double p[3], const double a[3]) {
+  int i = 0;
+  if (fabs(a[1]) < fabs(a[i])) i = 1;
+  if (fabs(a[2]) < fabs(a[i])) i = 2;
+  hy_v3_set(p, 0, 0, 0);
+  p[i] = 1;
+  hy_v3_addscl(p, a, -a[i]);
+  hy_v3_normalize(p);
+}
+
+// Equations a cut joint adds to Phi (seed 000 Sect. 2.2; see docs/model-format.md).
+static int cut_equations(hy_cut_type type, int planar) {
+  if (planar) return 2;
+  return type == HY_CUT_SPHERICAL ? 3 : 5;
+}
+
 static int finite3(const double v[3]) {
   return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
 }
@@ -151,6 +202,8 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
   int* order = NULL;     // compiled index -> spec body index
   int* new_of = NULL;    // spec body index -> compiled index
   int* joint_of = NULL;  // spec body index -> spec joint index
+  double* rot0 = NULL;   // spec body index -> rotation body -> inertial frame at z = 0 (9)
+  double* axis0 = NULL;  // spec body index -> its joint's unit axis, inertial frame at z = 0 (3)
   const int nb = s->nbody;
   const hy_srcpos nowhere = {0, 0};
 
@@ -158,7 +211,9 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
   order = hy_malloc(sizeof(int) * (size_t)nb);
   new_of = hy_malloc(sizeof(int) * (size_t)nb);
   joint_of = hy_malloc(sizeof(int) * (size_t)nb);
-  if (!order || !new_of || !joint_of) {
+  rot0 = hy_malloc(sizeof(double) * 9 * (size_t)nb);
+  axis0 = hy_malloc(sizeof(double) * 3 * (size_t)nb);
+  if (!order || !new_of || !joint_of || !rot0 || !axis0) {
     status = HY_FAIL(err, HY_ERR_NOMEM, "out of memory compiling the model");
     goto done;
   }
@@ -302,10 +357,213 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
   if (!(s->opt.dt > 0) || !(s->opt.t_end > 0) || !finite3(s->opt.gravity)) {
     FAILF(nowhere, "solver: dt and t_end must be positive and gravity finite");
   }
+  {
+    const hy_option* o = &s->opt;
+    if ((int)o->formulation < 0 || (int)o->formulation >= HY_FORM_COUNT || (int)o->tangent < 0 ||
+        (int)o->tangent >= HY_TANGENT_COUNT) {
+      FAILF(nowhere, "solver: unknown formulation %d or tangent %d", (int)o->formulation,
+            (int)o->tangent);
+    }
+    if (!(o->penalty > 0) || !isfinite(o->penalty) || !(o->tol_pos > 0) || !isfinite(o->tol_pos) ||
+        o->max_iter < 1 || !(o->partition_rcond > 0) || !(o->partition_rcond < 1)) {
+      FAILF(nowhere,
+            "solver: penalty and tol_position must be positive, max_iterations at least 1 and "
+            "partition_rcond in (0, 1)");
+    }
+  }
+
+  // cut joints: names, markers, directions (up vectors are checked once planarity is known)
+  for (int k = 0; k < s->ncut; k++) {
+    const hy_cut_def* cd = &s->cuts[k];
+    if (cd->name[0] == 0) FAILF(cd->pos, "cut joint %d has no name", k);
+    for (int q = 0; q < k; q++) {
+      if (strcmp(s->cuts[q].name, cd->name) == 0) {
+        FAILF(cd->pos, "duplicate cut joint name '%s'", cd->name);
+      }
+    }
+    if (cd->type != HY_CUT_REVOLUTE && cd->type != HY_CUT_SPHERICAL &&
+        cd->type != HY_CUT_TRANSLATIONAL) {
+      FAILF(cd->pos, "cut joint '%s': unknown type %d", cd->name, (int)cd->type);
+    }
+    int ma = spec_marker(s, cd->marker_a), mb = spec_marker(s, cd->marker_b);
+    if (ma < 0 || mb < 0) {
+      FAILF(cd->pos, "cut joint '%s': marker '%s' does not exist", cd->name,
+            ma < 0 ? cd->marker_a : cd->marker_b);
+    }
+    if (marker_body(s, ma) == marker_body(s, mb)) {
+      FAILF(cd->pos,
+            "cut joint '%s': markers '%s' and '%s' are both on '%s' (a cut joint connects two "
+            "different bodies, or a body and ground)",
+            cd->name, cd->marker_a, cd->marker_b, s->markers[ma].body);
+    }
+    if (!finite3(cd->axis_a) || !finite3(cd->axis_b) || !finite3(cd->up_a) || !finite3(cd->up_b)) {
+      FAILF(cd->pos, "cut joint '%s': axes and up vectors must be finite", cd->name);
+    }
+    if (hy_v3_norm(cd->axis_a) < 1e-12 || hy_v3_norm(cd->axis_b) < 1e-12) {
+      FAILF(cd->pos, "cut joint '%s': axis_a and axis_b must be non-zero vectors", cd->name);
+    }
+  }
+
+  // force elements
+  for (int k = 0; k < s->nforce; k++) {
+    const hy_force_def* fd = &s->forces[k];
+    if (fd->name[0] == 0) FAILF(fd->pos, "force %d has no name", k);
+    for (int q = 0; q < k; q++) {
+      if (strcmp(s->forces[q].name, fd->name) == 0) {
+        FAILF(fd->pos, "duplicate force name '%s'", fd->name);
+      }
+    }
+    if (fd->type != HY_FORCE_ACTUATOR) {
+      FAILF(fd->pos, "force '%s': unknown type %d", fd->name, (int)fd->type);
+    }
+    if (spec_marker(s, fd->marker_a) < 0) {
+      FAILF(fd->pos, "force '%s': marker '%s' does not exist", fd->name, fd->marker_a);
+    }
+    if (spec_marker(s, fd->marker_b) < 0) {
+      FAILF(fd->pos, "force '%s': marker '%s' does not exist", fd->name, fd->marker_b);
+    }
+    if (strcmp(fd->marker_a, fd->marker_b) == 0) {
+      FAILF(fd->pos, "force '%s': marker_a and marker_b are the same marker '%s'", fd->name,
+            fd->marker_a);
+    }
+    if (fd->signal[0] && spec_signal(s, fd->signal) < 0) {
+      FAILF(fd->pos, "force '%s': signal '%s' does not exist", fd->name, fd->signal);
+    }
+    if (!fd->equilibrium && !isfinite(fd->value)) {
+      FAILF(fd->pos, "force '%s': value must be finite", fd->name);
+    }
+  }
+
+  // Body rotations and joint axes at z = 0 (A_j = A_parent jnt_crot_j, axis = A_parent paxis_j),
+  // parents first, for the planarity test: rotations about parallel axes keep parallel axes
+  // parallel, so the test at z = 0 holds for every z.
+  for (int i = 0; i < nb; i++) {
+    const int b = order[i];
+    const hy_joint_def* jd = &s->joints[joint_of[b]];
+    const int p = strcmp(jd->parent, "ground") == 0 ? -1 : spec_body(s, jd->parent);
+    double Ap[9], pa[3], ca[3], crot[9];
+    if (p < 0) {
+      hy_m3_identity(Ap);
+    } else {
+      hy_m3_copy(Ap, rot0 + 9 * p);
+    }
+    hy_v3_copy(pa, jd->axis);
+    hy_v3_copy(ca, jd->child_axis);
+    hy_v3_normalize(pa);
+    hy_v3_normalize(ca);
+    hy_rot_align(crot, ca, pa);
+    hy_m3_mul(rot0 + 9 * b, Ap, crot);
+    hy_m3_mulv(axis0 + 3 * b, Ap, pa);
+  }
+
+  // Planarity: n = the first revolute axis in the file (+z without one); every revolute axis
+  // parallel to n, every prismatic axis perpendicular, revolute cut axes parallel, translational
+  // cut axes perpendicular. The first element that breaks it is remembered for the message.
+  double n[3] = {0, 0, 1};
+  int n_joint = -1;
+  for (int j = 0; j < s->njoint && n_joint < 0; j++) {
+    if (s->joints[j].type == HY_JOINT_REVOLUTE) {
+      n_joint = j;
+      hy_v3_copy(n, axis0 + 3 * spec_body(s, s->joints[j].child));
+    }
+  }
+  int is_planar = 1;
+  hy_srcpos bad_pos = nowhere;
+  char why[300] = "";
+  const double ptol = 1e-9;
+  for (int j = 0; j < s->njoint && is_planar; j++) {
+    const hy_joint_def* jd = &s->joints[j];
+    const double* g = axis0 + 3 * spec_body(s, jd->child);
+    double c[3];
+    hy_v3_cross(c, g, n);
+    if (jd->type == HY_JOINT_REVOLUTE && hy_v3_norm(c) > ptol) {
+      is_planar = 0;
+      bad_pos = jd->pos;
+      snprintf(why, sizeof why,
+               "revolute joint '%s' turns about (%.6g, %.6g, %.6g) at z = 0, not parallel to the "
+               "axis (%.6g, %.6g, %.6g) of joint '%s'",
+               jd->name, g[0], g[1], g[2], n[0], n[1], n[2], s->joints[n_joint].name);
+    } else if (jd->type == HY_JOINT_PRISMATIC && fabs(hy_v3_dot(g, n)) > ptol) {
+      is_planar = 0;
+      bad_pos = jd->pos;
+      snprintf(why, sizeof why,
+               "prismatic joint '%s' slides along (%.6g, %.6g, %.6g) at z = 0, not perpendicular "
+               "to the plane normal (%.6g, %.6g, %.6g)",
+               jd->name, g[0], g[1], g[2], n[0], n[1], n[2]);
+    }
+  }
+  for (int k = 0; k < s->ncut && is_planar; k++) {
+    const hy_cut_def* cd = &s->cuts[k];
+    if (cd->type == HY_CUT_SPHERICAL) continue;
+    for (int side = 0; side < 2; side++) {
+      const int mk = spec_marker(s, side == 0 ? cd->marker_a : cd->marker_b);
+      const int b = marker_body(s, mk);
+      double a[3], g[3], c[3];
+      hy_v3_copy(a, side == 0 ? cd->axis_a : cd->axis_b);
+      hy_v3_normalize(a);
+      if (b < 0) {
+        hy_v3_copy(g, a);
+      } else {
+        hy_m3_mulv(g, rot0 + 9 * b, a);
+      }
+      hy_v3_cross(c, g, n);
+      const int revolute = cd->type == HY_CUT_REVOLUTE;
+      if (revolute ? hy_v3_norm(c) > ptol : fabs(hy_v3_dot(g, n)) > ptol) {
+        is_planar = 0;
+        bad_pos = cd->pos;
+        snprintf(why, sizeof why,
+                 "%s cut joint '%s': axis_%c is (%.6g, %.6g, %.6g) at z = 0, not %s the plane "
+                 "normal (%.6g, %.6g, %.6g)",
+                 revolute ? "revolute" : "translational", cd->name, side == 0 ? 'a' : 'b', g[0],
+                 g[1], g[2], revolute ? "parallel to" : "perpendicular to", n[0], n[1], n[2]);
+        break;
+      }
+    }
+  }
+  if (s->planar == HY_PLANAR_YES && !is_planar) {
+    FAILF(bad_pos, "planar: true, but the model is not planar: %s", why);
+  }
+  const int planar = s->planar == HY_PLANAR_NO ? 0 : is_planar;
+
+  // up vectors: unit and perpendicular to their axis; 3-D translational joints need both (they
+  // fix the rotation about the sliding axis), elsewhere a missing one is chosen
+  for (int k = 0; k < s->ncut; k++) {
+    const hy_cut_def* cd = &s->cuts[k];
+    if (!planar && cd->type == HY_CUT_TRANSLATIONAL && (is_zero3(cd->up_a) || is_zero3(cd->up_b))) {
+      FAILF(cd->pos,
+            "3-D translational cut '%s' needs up_a and up_b: non-zero vectors perpendicular to "
+            "axis_a and axis_b that stay parallel, so the bodies cannot turn about the sliding "
+            "axis",
+            cd->name);
+    }
+    for (int side = 0; side < 2; side++) {
+      double a[3], u[3];
+      hy_v3_copy(a, side == 0 ? cd->axis_a : cd->axis_b);
+      hy_v3_copy(u, side == 0 ? cd->up_a : cd->up_b);
+      if (is_zero3(u)) continue;
+      hy_v3_normalize(a);
+      hy_v3_normalize(u);
+      if (fabs(hy_v3_dot(a, u)) > 1e-9) {
+        FAILF(cd->pos,
+              "cut joint '%s': up_%c must be perpendicular to axis_%c (their unit vectors have "
+              "a dot product of %.3g)",
+              cd->name, side == 0 ? 'a' : 'b', side == 0 ? 'a' : 'b', hy_v3_dot(a, u));
+      }
+    }
+  }
 
   // build the flat model
-  hy_sizes sz = {.nbody = nb, .nz = nb, .nmrk = s->nmarker, .nsig = s->nsignal,
-                 .nsigpt = nsigpt, .nload = s->nload};
+  int neq = 0;
+  for (int k = 0; k < s->ncut; k++) neq += cut_equations(s->cuts[k].type, planar);
+  hy_sizes sz = {.nbody = nb,
+                 .nz = nb,
+                 .nmrk = s->nmarker,
+                 .nsig = s->nsignal,
+                 .nsigpt = nsigpt,
+                 .nload = s->nload,
+                 .ncut = s->ncut,
+                 .neq = neq,
+                 .nfrc = s->nforce};
   status = hy_model_alloc(&sz, &m);
   if (status != HY_OK) {
     HY_FAIL(err, status, "out of memory compiling the model");
@@ -314,6 +572,13 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
   snprintf(m->name, sizeof m->name, "%s", s->name);
   snprintf(m->path, sizeof m->path, "%s", s->path);
   m->opt = s->opt;
+  // A model with cut joints cannot run as an open tree; unless a closed-loop formulation was
+  // chosen, it runs with the penalty formulation (documented in docs/model-format.md).
+  if (m->opt.formulation == HY_FORM_TREE && s->ncut > 0) m->opt.formulation = HY_FORM_PENALTY;
+  m->planar = planar;
+  hy_v3_copy(m->plane_normal, n);
+  any_perpendicular(m->plane_e1, n);
+  hy_v3_cross(m->plane_e2, n, m->plane_e1);
   for (int i = 0; i < nb; i++) {
     const hy_body_def* b = &s->bodies[order[i]];
     const hy_joint_def* jd = &s->joints[joint_of[order[i]]];
@@ -341,6 +606,7 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
     hy_rot_align(m->jnt_crot + 9 * i, ca, pa);
     m->z0[i] = jd->z0;
     m->zd0[i] = jd->zd0;
+    m->jnt_indep[i] = jd->independent != 0;
   }
   for (int k = 0; k < s->nmarker; k++) {
     const hy_marker_def* md = &s->markers[k];
@@ -367,6 +633,53 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
     m->load_sig[k] = ld->signal[0] ? hy_model_signal(m, ld->signal) : -1;
     hy_v3_copy(m->load_vector + 3 * k, ld->vector);
   }
+  int eqadr = 0;
+  for (int k = 0; k < s->ncut; k++) {
+    const hy_cut_def* cd = &s->cuts[k];
+    memcpy(m->cut_name + (size_t)k * HY_NAME_MAX, cd->name, HY_NAME_MAX);
+    m->cut_type[k] = cd->type;
+    m->cut_mrk_a[k] = hy_model_marker(m, cd->marker_a);
+    m->cut_mrk_b[k] = hy_model_marker(m, cd->marker_b);
+    double* aa = m->cut_axis_a + 3 * k;
+    double* ab = m->cut_axis_b + 3 * k;
+    double* ua = m->cut_up_a + 3 * k;
+    double* ub = m->cut_up_b + 3 * k;
+    hy_v3_copy(aa, cd->axis_a);
+    hy_v3_copy(ab, cd->axis_b);
+    hy_v3_normalize(aa);
+    hy_v3_normalize(ab);
+    // a given up vector loses the (tiny, checked above) part along its axis, so that the
+    // equations a.u = 0 hold exactly in the assembled configuration
+    if (is_zero3(cd->up_a)) {
+      any_perpendicular(ua, aa);
+    } else {
+      hy_v3_copy(ua, cd->up_a);
+      hy_v3_normalize(ua);
+      hy_v3_addscl(ua, aa, -hy_v3_dot(ua, aa));
+      hy_v3_normalize(ua);
+    }
+    if (is_zero3(cd->up_b)) {
+      any_perpendicular(ub, ab);
+    } else {
+      hy_v3_copy(ub, cd->up_b);
+      hy_v3_normalize(ub);
+      hy_v3_addscl(ub, ab, -hy_v3_dot(ub, ab));
+      hy_v3_normalize(ub);
+    }
+    m->cut_eqadr[k] = eqadr;
+    m->cut_neq[k] = cut_equations(cd->type, planar);
+    eqadr += m->cut_neq[k];
+  }
+  for (int k = 0; k < s->nforce; k++) {
+    const hy_force_def* fd = &s->forces[k];
+    memcpy(m->frc_name + (size_t)k * HY_NAME_MAX, fd->name, HY_NAME_MAX);
+    m->frc_type[k] = fd->type;
+    m->frc_mrk_a[k] = hy_model_marker(m, fd->marker_a);
+    m->frc_mrk_b[k] = hy_model_marker(m, fd->marker_b);
+    m->frc_value[k] = fd->equilibrium ? 0.0 : fd->value;
+    m->frc_equilibrium[k] = fd->equilibrium ? 1 : 0;
+    m->frc_sig[k] = fd->signal[0] ? hy_model_signal(m, fd->signal) : -1;
+  }
   *out = m;
   m = NULL;
 
@@ -375,5 +688,7 @@ done:
   hy_free(order);
   hy_free(new_of);
   hy_free(joint_of);
+  hy_free(rot0);
+  hy_free(axis0);
   return status;
 }

@@ -42,11 +42,28 @@ hy_load_def hy_load_def_default(void) {
   return d;
 }
 
+hy_cut_def hy_cut_def_default(void) {
+  hy_cut_def d;
+  memset(&d, 0, sizeof d);
+  d.type = HY_CUT_REVOLUTE;
+  d.axis_a[2] = 1.0;
+  d.axis_b[2] = 1.0;
+  return d;
+}
+
+hy_force_def hy_force_def_default(void) {
+  hy_force_def d;
+  memset(&d, 0, sizeof d);
+  d.type = HY_FORCE_ACTUATOR;
+  return d;
+}
+
 hy_status hy_spec_create(hy_spec** out) {
   if (!out) return HY_ERR_ARG;
   hy_spec* s = hy_calloc(1, sizeof *s);
   if (!s) return HY_ERR_NOMEM;
   s->opt = hy_option_default();
+  s->planar = HY_PLANAR_AUTO;
   *out = s;
   return HY_OK;
 }
@@ -62,6 +79,8 @@ void hy_spec_free(hy_spec* s) {
   hy_free(s->markers);
   hy_free(s->signals);
   hy_free(s->loads);
+  hy_free(s->cuts);
+  hy_free(s->forces);
   hy_free(s);
 }
 
@@ -115,6 +134,25 @@ hy_status hy_spec_add_marker(hy_spec* s, const hy_marker_def* def) {
 
 hy_status hy_spec_add_load(hy_spec* s, const hy_load_def* def) {
   HY_SPEC_ADD_(s, loads, nload, cap_load, def);
+  return HY_OK;
+}
+
+hy_status hy_spec_add_cut(hy_spec* s, const hy_cut_def* def) {
+  HY_SPEC_ADD_(s, cuts, ncut, cap_cut, def);
+  return HY_OK;
+}
+
+hy_status hy_spec_add_force(hy_spec* s, const hy_force_def* def) {
+  HY_SPEC_ADD_(s, forces, nforce, cap_force, def);
+  return HY_OK;
+}
+
+hy_status hy_spec_set_planar(hy_spec* s, hy_planar planar) {
+  if (!s) return HY_ERR_ARG;
+  if (planar != HY_PLANAR_AUTO && planar != HY_PLANAR_YES && planar != HY_PLANAR_NO) {
+    return HY_ERR_ARG;
+  }
+  s->planar = planar;
   return HY_OK;
 }
 

@@ -2,19 +2,24 @@
 #ifndef HYDYN_SRC_SIM_SIM_H_
 #define HYDYN_SRC_SIM_SIM_H_
 
+#include "form/form.h"
 #include "hydyn/sim.h"
+#include "integ/integ.h"
 #include "mech/mech.h"
 
 typedef struct hy_work {
   hy_mech_work mech;
-  double* x;        // integrator state [z; zd]                      (2 nz)
-  double* x0;       // state at the start of the step             (2 nz)
-  double* xdot;     // its derivative at the current state            (2 nz)
+  hy_form_work form;
+  hy_newton_work newton;
+  double* x;        // explicit integrator state [z; zd]                  (2 nz)
+  double* x0;       // state at the start of the step                    (2 nz)
+  double* xdot;     // its derivative at the current state                (2 nz)
   double* integ;    // explicit integrator workspace
   double power;     // power of the applied loads at the current state (W)
   const hy_model* model;  // the model the rhs evaluates (set by hy_step)
   hy_data* data;
-  double* buffer;  // the one allocation behind the arrays
+  double* buffer;   // the one allocation of doubles behind the arrays
+  int* ibuffer;     // the one allocation of ints
 } hy_work;
 
 #endif  // HYDYN_SRC_SIM_SIM_H_

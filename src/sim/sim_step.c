@@ -6,7 +6,6 @@
 #include <time.h>
 
 #include "core/core.h"
-#include "integ/integ.h"
 #include "sim/sim.h"
 
 hy_status hy_forward(const hy_model* m, hy_data* d) {
@@ -18,10 +17,7 @@ hy_status hy_forward(const hy_model* m, hy_data* d) {
                      d->time, i);
     }
   }
-  hy_mech_kinematics(m, d, &w->mech);
-  hy_mech_dynamics(m, d, &w->mech);
-  HY_TRY(hy_mech_accelerations(m, d, &w->mech));
-  hy_mech_energy(m, d);
+  HY_TRY(hy_form_forward(m, d, &w->form, &w->mech));
   w->power = hy_mech_load_power(m, d, &w->mech);
   d->stats.nforward++;
   return HY_OK;
@@ -52,15 +48,11 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-hy_status hy_step(const hy_model* m, hy_data* d) {
-  if (!m || !d) return HY_ERR_ARG;
-  const double t_start = now_seconds();
-  hy_work* w = d->work_;
+static hy_status step_explicit(const hy_model* m, hy_data* d, hy_work* w) {
   const int nz = m->sizes.nz;
-  const double dt = m->opt.dt, t0 = d->time, power0 = w->power;
+  const double dt = m->opt.dt, t0 = d->time;
   w->model = m;
   w->data = d;
-  d->err.code = HY_OK;  // so that a failure below can tell whether it was already described
 
   // the outputs in d describe the state at t0 (hy_forward ran last there), so they give
   // x_dot(t0) without another evaluation
@@ -91,8 +83,26 @@ hy_status hy_step(const hy_model* m, hy_data* d) {
     d->err = keep;
     return st < 0 ? st : HY_STEP_REJECTED;
   }
-  // work of the applied loads by the trapezoidal rule on their power
-  d->work_ext += 0.5 * dt * (power0 + w->power);
+  return HY_OK;
+}
+
+hy_status hy_step(const hy_model* m, hy_data* d) {
+  if (!m || !d) return HY_ERR_ARG;
+  const double t_start = now_seconds();
+  hy_work* w = d->work_;
+  const double power0 = w->power;
+  d->err.code = HY_OK;  // so that a failure below can tell whether it was already described
+  hy_status st;
+  if (m->opt.formulation == HY_FORM_TREE) {
+    st = step_explicit(m, d, w);
+  } else {
+    st = hy_integ_trap_newton_step(m, d, &w->form, &w->mech, &w->newton);
+    if (st == HY_OK) w->power = hy_mech_load_power(m, d, &w->mech);
+  }
+  if (st != HY_OK) return st;
+  // work of the applied loads and force elements by the trapezoidal rule on their power
+  d->work_ext += 0.5 * m->opt.dt * (power0 + w->power);
+  if (d->violation > d->stats.violation_max) d->stats.violation_max = d->violation;
   d->stats.nstep++;
   d->stats.wall_time += now_seconds() - t_start;
   return HY_OK;

@@ -8,6 +8,7 @@
 
 #include "fixture.h"
 #include "hydyn/model.h"
+#include "hydyn/names.h"
 
 #define DATA HY_SOURCE_DIR "/tests/data/"
 
@@ -202,6 +203,125 @@ START_TEST(test_good_markers_signals_loads) {
 }
 END_TEST
 
+START_TEST(test_good_loops) {
+  hy_model* m = load_ok(DATA "io_loops.yaml");
+  ck_assert_str_eq(m->name, "loops");
+  ck_assert_int_eq(m->planar, 0);  // planar: false
+  ck_assert_int_eq(m->sizes.ncut, 3);
+  ck_assert_int_eq(m->sizes.neq, 5 + 3 + 5);
+  ck_assert_int_eq(m->sizes.nfrc, 2);
+  int c = hy_model_cut(m, "hinge");
+  ck_assert_int_eq(c, 0);
+  ck_assert_int_eq(m->cut_type[c], HY_CUT_REVOLUTE);
+  ck_assert_int_eq(m->cut_mrk_a[c], hy_model_marker(m, "tc"));
+  ck_assert_int_eq(m->cut_mrk_b[c], hy_model_marker(m, "g1"));
+  ck_assert_double_eq(m->cut_axis_a[3 * c + 2], 1.0);  // [0, 0, 2] normalized
+  ck_assert_double_eq(m->cut_up_b[3 * c + 1], 1.0);    // [0, 3, 0] normalized
+  ck_assert_int_eq(m->cut_eqadr[c], 0);
+  ck_assert_int_eq(m->cut_neq[c], 5);
+  c = hy_model_cut(m, "ball");
+  ck_assert_int_eq(m->cut_type[c], HY_CUT_SPHERICAL);
+  ck_assert_double_eq(m->cut_axis_b[3 * c + 2], 1.0);  // default [0, 0, 1]
+  ck_assert_int_eq(m->cut_eqadr[c], 5);
+  ck_assert_int_eq(m->cut_neq[c], 3);
+  c = hy_model_cut(m, "slide");
+  ck_assert_int_eq(m->cut_type[c], HY_CUT_TRANSLATIONAL);
+  ck_assert_double_eq(m->cut_up_a[3 * c + 1], 1.0);
+  ck_assert_int_eq(m->cut_eqadr[c], 8);
+
+  int f = hy_model_force(m, "push");
+  ck_assert_int_eq(m->frc_type[f], HY_FORCE_ACTUATOR);
+  ck_assert_int_eq(m->frc_mrk_a[f], hy_model_marker(m, "g2"));
+  ck_assert_int_eq(m->frc_mrk_b[f], hy_model_marker(m, "tc"));
+  ck_assert_double_eq(m->frc_value[f], -250.5);
+  ck_assert_int_eq(m->frc_equilibrium[f], 0);
+  ck_assert_int_eq(m->frc_sig[f], hy_model_signal(m, "ramp"));
+  f = hy_model_force(m, "hold");
+  ck_assert_int_eq(m->frc_equilibrium[f], 1);
+  ck_assert_int_eq(m->frc_sig[f], -1);
+
+  ck_assert_int_eq(m->opt.formulation, HY_FORM_DOUBLE_STEP);
+  ck_assert_int_eq(m->opt.tangent, HY_TANGENT_FD);
+  ck_assert_double_eq(m->opt.penalty, 1e9);
+  ck_assert_double_eq(m->opt.tol_pos, 1e-8);
+  ck_assert_int_eq(m->opt.max_iter, 12);
+  ck_assert_double_eq(m->opt.partition_rcond, 0.01);
+  ck_assert_double_eq(m->opt.dt, 5e-4);
+  hy_model_free(m);
+}
+END_TEST
+
+START_TEST(test_loops_defaults) {
+  // A planar loop: detected as planar (2 equations), penalty by default, default solver values.
+  const char* text =
+      "bodies:\n"
+      "  - {name: a, mass: 1, com: [0.5, 0, 0]}\n"
+      "  - {name: b, mass: 1, com: [0.5, 0, 0]}\n"
+      "joints:\n"
+      "  - {name: ja, type: revolute, parent: ground, child: a}\n"
+      "  - {name: jb, type: revolute, parent: a, child: b, parent_point: [1, 0, 0], z0: 90}\n"
+      "markers:\n"
+      "  - {name: tip, body: b, point: [1, 0, 0]}\n"
+      "  - {name: pin, body: ground, point: [1, 1, 0]}\n"
+      "cut_joints:\n"
+      "  - {name: close, type: revolute, marker_a: tip, marker_b: pin}\n"
+      "forces:\n"
+      "  - {name: f, type: actuator, marker_a: pin, marker_b: tip, force: 12}\n";
+  hy_model* m = NULL;
+  hy_error err;
+  memset(&err, 0, sizeof err);
+  hy_status st = hy_model_load_string(text, strlen(text), "mem/loop.yaml", &m, &err);
+  ck_assert_msg(st == HY_OK, "%s", err.msg);
+  ck_assert_int_eq(m->planar, 1);
+  ck_assert_int_eq(m->sizes.neq, 2);
+  ck_assert_int_eq(m->opt.formulation, HY_FORM_PENALTY);  // cut joints: not a tree
+  ck_assert_int_eq(m->opt.tangent, HY_TANGENT_ANALYTIC);
+  ck_assert_double_eq(m->opt.penalty, 1e11);
+  ck_assert_double_eq(m->opt.tol_pos, 1e-7);
+  ck_assert_int_eq(m->opt.max_iter, 25);
+  ck_assert_double_eq(m->frc_value[0], 12.0);
+  hy_model_free(m);
+
+  // planar: true on the same model is accepted; the formulation can be chosen
+  static char text2[2048];
+  snprintf(text2, sizeof text2, "%splanar: true\nsolver: {formulation: double-step}\n", text);
+  ck_assert_int_eq(hy_model_load_string(text2, strlen(text2), "mem/loop.yaml", &m, &err), HY_OK);
+  ck_assert_int_eq(m->planar, 1);
+  ck_assert_int_eq(m->opt.formulation, HY_FORM_DOUBLE_STEP);
+  hy_model_free(m);
+}
+END_TEST
+
+START_TEST(test_names) {
+  // Names and parsers of hydyn/names.h round-trip, and reject unknown or NULL input.
+  for (int k = 0; k < HY_FORM_COUNT; k++) {
+    hy_formulation f = HY_FORM_COUNT;
+    ck_assert_int_eq(hy_formulation_parse(hy_formulation_name((hy_formulation)k), &f), HY_OK);
+    ck_assert_int_eq(f, k);
+  }
+  ck_assert_str_eq(hy_formulation_name(HY_FORM_DOUBLE_STEP), "double-step");
+  ck_assert_str_eq(hy_formulation_name(HY_FORM_COUNT), "unknown");
+  for (int k = 0; k < HY_TANGENT_COUNT; k++) {
+    hy_tangent t = HY_TANGENT_COUNT;
+    ck_assert_int_eq(hy_tangent_parse(hy_tangent_name((hy_tangent)k), &t), HY_OK);
+    ck_assert_int_eq(t, k);
+  }
+  ck_assert_str_eq(hy_tangent_name(HY_TANGENT_FD), "fd");
+  ck_assert_str_eq(hy_cut_type_name(HY_CUT_SPHERICAL), "spherical");
+  ck_assert_str_eq(hy_cut_type_name((hy_cut_type)7), "unknown");
+  hy_cut_type c = HY_CUT_REVOLUTE;
+  ck_assert_int_eq(hy_cut_type_parse("translational", &c), HY_OK);
+  ck_assert_int_eq(c, HY_CUT_TRANSLATIONAL);
+  ck_assert_int_eq(hy_cut_type_parse("Revolute", &c), HY_ERR_ARG);
+  ck_assert_int_eq(c, HY_CUT_TRANSLATIONAL);  // unchanged
+  hy_formulation f = HY_FORM_TREE;
+  ck_assert_int_eq(hy_formulation_parse("penalti", &f), HY_ERR_ARG);
+  ck_assert_int_eq(hy_formulation_parse(NULL, &f), HY_ERR_ARG);
+  ck_assert_int_eq(hy_tangent_parse("fd", NULL), HY_ERR_ARG);
+  ck_assert_int_eq(f, HY_FORM_TREE);
+}
+END_TEST
+
 START_TEST(test_load_string_defaults) {
   // Numbers as ints and floats, defaults everywhere, the stem of `name` as model name.
   const char* text =
@@ -224,26 +344,41 @@ START_TEST(test_load_string_defaults) {
 END_TEST
 
 START_TEST(test_doc_example_loads) {
-  // The complete example of docs/model-format.md must stay a valid model.
+  // Every ```yaml example of docs/model-format.md must stay a valid model: the first is the
+  // pendulum, the second the closed-loop four-bar.
   FILE* f = fopen(HY_SOURCE_DIR "/docs/model-format.md", "rb");
   ck_assert_ptr_nonnull(f);
   static char doc[1 << 16];
   size_t size = fread(doc, 1, sizeof doc - 1, f);
   fclose(f);
+  ck_assert_int_lt(size, sizeof doc - 1);
   doc[size] = 0;
-  const char* start = strstr(doc, "```yaml\n");
-  ck_assert_ptr_nonnull(start);
-  start += strlen("```yaml\n");
-  const char* end = strstr(start, "```");
-  ck_assert_ptr_nonnull(end);
-  hy_model* m = NULL;
-  hy_error err;
-  memset(&err, 0, sizeof err);
-  hy_status st = hy_model_load_string(start, (size_t)(end - start), "docs/example.yaml", &m, &err);
-  ck_assert_msg(st == HY_OK, "doc example: %s (line %d of the block)", err.msg, err.src_line);
-  ck_assert_int_eq(m->sizes.nbody, 2);
-  ck_assert_int_eq(m->sizes.nload, 1);
-  hy_model_free(m);
+  int nblock = 0;
+  for (const char* start = strstr(doc, "```yaml\n"); start; start = strstr(start, "```yaml\n")) {
+    start += strlen("```yaml\n");
+    const char* end = strstr(start, "```");
+    ck_assert_ptr_nonnull(end);
+    hy_model* m = NULL;
+    hy_error err;
+    memset(&err, 0, sizeof err);
+    hy_status st =
+        hy_model_load_string(start, (size_t)(end - start), "docs/example.yaml", &m, &err);
+    ck_assert_msg(st == HY_OK, "doc example %d: %s (line %d of the block)", nblock, err.msg,
+                  err.src_line);
+    if (nblock == 0) {
+      ck_assert_int_eq(m->sizes.nbody, 2);
+      ck_assert_int_eq(m->sizes.nload, 1);
+    } else {
+      ck_assert_int_eq(m->sizes.nbody, 3);
+      ck_assert_int_eq(m->sizes.ncut, 1);
+      ck_assert_int_eq(m->sizes.neq, 2);
+      ck_assert_int_eq(m->sizes.nfrc, 1);
+    }
+    hy_model_free(m);
+    nblock++;
+    start = end + 3;
+  }
+  ck_assert_int_eq(nblock, 2);
 }
 END_TEST
 
@@ -272,7 +407,7 @@ static const bad_case kBad[] = {
     {"not_mapping.yaml", HY_ERR_MODEL, 1, 1, "top level", "mapping"},
     {"truncated.yaml", HY_ERR_PARSE, 4, 17, "did not find expected ',' or ']'",
      "line 4, column 10"},
-    {"reserved.yaml", HY_ERR_MODEL, 5, 1, "not supported yet: 'cut_joints'", "closed loops"},
+    {"reserved.yaml", HY_ERR_MODEL, 5, 1, "not supported yet: 'hydraulics'", "hydraulic circuit"},
     {"duplicate_key.yaml", HY_ERR_MODEL, 4, 5, "duplicate key 'mass'", "line 3, column 5"},
     {"vector_length.yaml", HY_ERR_MODEL, 1, 10, "gravity", "expected a list of 3 numbers"},
     {"inertia_asym.yaml", HY_ERR_MODEL, 4, 14, "inertia", "symmetric"},
@@ -281,6 +416,23 @@ static const bad_case kBad[] = {
     {"alias.yaml", HY_ERR_PARSE, 3, 25, "aliases", "*m"},
     {"csv_missing.yaml", HY_ERR_IO, 6, 24, "file", "no_such.csv"},
     {"csv_bad.yaml", HY_ERR_MODEL, 3, 3, "column 2 (value)", "'1x'"},
+    {"cut_unknown_marker.yaml", HY_ERR_MODEL, 12, 5, "cut joint 'close'",
+     "marker 'anchr' does not exist"},
+    {"cut_missing_marker.yaml", HY_ERR_MODEL, 12, 5,
+     "cut_joints[0] 'close': key 'marker_b' is required", "a marker name"},
+    {"cut_type.yaml", HY_ERR_MODEL, 13, 11, "type",
+     "revolute, spherical, translational; got 'hinge'"},
+    {"cut_zero_axis.yaml", HY_ERR_MODEL, 16, 13, "axis_a", "non-zero"},
+    {"cut_translational_3d.yaml", HY_ERR_MODEL, 13, 5,
+     "3-D translational cut 'rail' needs up_a and up_b", NULL},
+    {"force_typo.yaml", HY_ERR_MODEL, 16, 12,
+     "force: expected a number (N) or the word "
+     "'equilibrium'",
+     "got 'equilbrium'"},
+    {"planar_true_3d.yaml", HY_ERR_MODEL, 7, 5, "planar: true, but the model is not planar",
+     "joint 'j2'"},
+    {"solver_iterations.yaml", HY_ERR_MODEL, 13, 19, "max_iterations", "got '2.5'"},
+    {"top_formulation.yaml", HY_ERR_MODEL, 11, 1, "'formulation'", "'solver' section"},
 };
 
 static const int kNumBad = (int)(sizeof kBad / sizeof kBad[0]);
@@ -391,9 +543,13 @@ END_TEST
 
 //----- memory and robustness -----------------------------------------------------------------
 
+// The good files the memory tests run over (_i of the loop tests).
+static const char* const kGood[] = {DATA "io_good.yaml", DATA "io_loops.yaml"};
+static const int kNumGood = (int)(sizeof kGood / sizeof kGood[0]);
+
 START_TEST(test_good_load_frees_everything) {
   install_counter(0);
-  hy_model* m = load_ok(DATA "io_good.yaml");
+  hy_model* m = load_ok(kGood[_i]);
   hy_model_free(m);
   long live = g_live;
   remove_counter();
@@ -409,7 +565,7 @@ START_TEST(test_alloc_failure_each_call) {
     hy_model* m = NULL;
     hy_error err;
     memset(&err, 0, sizeof err);
-    hy_status st = hy_model_load(DATA "io_good.yaml", &m, &err);
+    hy_status st = hy_model_load(kGood[_i], &m, &err);
     long calls = g_calls;
     if (st == HY_OK) hy_model_free(m);
     long live = g_live;
@@ -429,7 +585,7 @@ END_TEST
 START_TEST(test_truncated_everywhere) {
   // Every prefix of a valid file must load or fail cleanly: no crash, no leak, no silent
   // success without a model, and errors carry a message.
-  FILE* f = fopen(DATA "io_good.yaml", "rb");
+  FILE* f = fopen(kGood[_i], "rb");
   ck_assert_ptr_nonnull(f);
   static char text[1 << 14];
   size_t size = fread(text, 1, sizeof text, f);
@@ -440,7 +596,7 @@ START_TEST(test_truncated_everywhere) {
     hy_model* m = NULL;
     hy_error err;
     memset(&err, 0, sizeof err);
-    hy_status st = hy_model_load_string(text, n, DATA "io_good.yaml", &m, &err);
+    hy_status st = hy_model_load_string(text, n, kGood[_i], &m, &err);
     if (st == HY_OK) {
       ck_assert_ptr_nonnull(m);
       hy_model_free(m);
@@ -505,6 +661,9 @@ Suite* io_yaml_suite(void) {
   tcase_add_test(tc, test_good_inertia_forms);
   tcase_add_test(tc, test_good_markers_signals_loads);
   tcase_add_test(tc, test_load_string_defaults);
+  tcase_add_test(tc, test_good_loops);
+  tcase_add_test(tc, test_loops_defaults);
+  tcase_add_test(tc, test_names);
   tcase_add_test(tc, test_doc_example_loads);
   suite_add_tcase(s, tc);
   tc = tcase_create("bad");
@@ -518,9 +677,9 @@ Suite* io_yaml_suite(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("memory");
   tcase_set_timeout(tc, 60);
-  tcase_add_test(tc, test_good_load_frees_everything);
-  tcase_add_test(tc, test_alloc_failure_each_call);
-  tcase_add_test(tc, test_truncated_everywhere);
+  tcase_add_loop_test(tc, test_good_load_frees_everything, 0, kNumGood);
+  tcase_add_loop_test(tc, test_alloc_failure_each_call, 0, kNumGood);
+  tcase_add_loop_test(tc, test_truncated_everywhere, 0, kNumGood);
   tcase_add_test(tc, test_hostile_inputs);
   suite_add_tcase(s, tc);
   return s;

@@ -1,5 +1,6 @@
 #include "fixture.h"
 
 Suite* mech_dynamics_suite(void);
+Suite* mech_constraint_suite(void);
 
-int main(void) { return hy_test_main(mech_dynamics_suite(), NULL); }
+int main(void) { return hy_test_main(mech_dynamics_suite(), mech_constraint_suite(), NULL); }

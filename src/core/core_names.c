@@ -1,0 +1,98 @@
+// Names of enum values as used in model files and on the command line (include/hydyn/names.h).
+// One table per enum, indexed by the enum value, so a name and its value cannot drift apart.
+#include <string.h>
+
+#include "hydyn/names.h"
+
+// Index of s in names[0..n), or -1.
+static int find(const char* const* names, int n, const char* s) {
+  for (int i = 0; i < n; i++) {
+    if (names[i] && strcmp(s, names[i]) == 0) return i;
+  }
+  return -1;
+}
+
+#define COUNT_(table) ((int)(sizeof table / sizeof table[0]))
+
+//----- integrators -----------------------------------------------------------------------------
+
+static const char* const integ_names[] = {
+    [HY_INTEG_EULER] = "euler",
+    [HY_INTEG_SEMI_EULER] = "semi-euler",
+    [HY_INTEG_RK4] = "rk4",
+};
+
+const char* hy_integrator_name(hy_integrator kind) {
+  if ((int)kind < 0 || (int)kind >= COUNT_(integ_names)) return "unknown";
+  return integ_names[kind];
+}
+
+hy_status hy_integrator_parse(const char* s, hy_integrator* out) {
+  if (!s || !out) return HY_ERR_ARG;
+  int i = find(integ_names, COUNT_(integ_names), s);
+  if (i < 0) return HY_ERR_ARG;
+  *out = (hy_integrator)i;
+  return HY_OK;
+}
+
+//----- formulations ----------------------------------------------------------------------------
+
+static const char* const form_names[] = {
+    [HY_FORM_TREE] = "tree",
+    [HY_FORM_PENALTY] = "penalty",
+    [HY_FORM_DOUBLE_STEP] = "double-step",
+};
+
+const char* hy_formulation_name(hy_formulation form) {
+  if ((int)form < 0 || (int)form >= COUNT_(form_names)) return "unknown";
+  return form_names[form];
+}
+
+hy_status hy_formulation_parse(const char* s, hy_formulation* out) {
+  if (!s || !out) return HY_ERR_ARG;
+  int i = find(form_names, COUNT_(form_names), s);
+  if (i < 0) return HY_ERR_ARG;
+  *out = (hy_formulation)i;
+  return HY_OK;
+}
+
+//----- Newton tangents -------------------------------------------------------------------------
+
+static const char* const tangent_names[] = {
+    [HY_TANGENT_ANALYTIC] = "analytic",
+    [HY_TANGENT_FD] = "fd",
+};
+
+const char* hy_tangent_name(hy_tangent kind) {
+  if ((int)kind < 0 || (int)kind >= COUNT_(tangent_names)) return "unknown";
+  return tangent_names[kind];
+}
+
+hy_status hy_tangent_parse(const char* s, hy_tangent* out) {
+  if (!s || !out) return HY_ERR_ARG;
+  int i = find(tangent_names, COUNT_(tangent_names), s);
+  if (i < 0) return HY_ERR_ARG;
+  *out = (hy_tangent)i;
+  return HY_OK;
+}
+
+//----- cut joints ------------------------------------------------------------------------------
+
+static const char* const cut_names[] = {
+    [HY_CUT_REVOLUTE] = "revolute",
+    [HY_CUT_SPHERICAL] = "spherical",
+    [HY_CUT_TRANSLATIONAL] = "translational",
+};
+
+const char* hy_cut_type_name(hy_cut_type type) {
+  if ((int)type < 0 || (int)type >= COUNT_(cut_names)) return "unknown";
+  return cut_names[type];
+}
+
+hy_status hy_cut_type_parse(const char* s, hy_cut_type* out) {
+  if (!s || !out) return HY_ERR_ARG;
+  int i = find(cut_names, COUNT_(cut_names), s);
+  if (i < 0) return HY_ERR_ARG;
+  *out = (hy_cut_type)i;
+  return HY_OK;
+}

@@ -1,0 +1,91 @@
+// Internal header of src/form: the formulations that turn mechanics (and later hydraulics and
+// friction) into equations to integrate. Closed loops: the penalty (index-3 augmented Lagrangian
+// with projections, seed 000 Eqs. 18-21) and double-step (coordinate partitioning, Eqs. 13-17)
+// formulations, integrated by the trapezoidal rule with Newton-Raphson (Eqs. 32-41), whose
+// iteration src/integ owns. A formulation provides the Newton problem: unknowns, residual,
+// analytic tangent, per-iteration update and the end-of-step commit.
+#ifndef HYDYN_SRC_FORM_FORM_H_
+#define HYDYN_SRC_FORM_FORM_H_
+
+#include <stddef.h>
+
+#include "hydyn/model.h"
+#include "hydyn/sim.h"
+#include "mech/mech.h"
+
+// Work arrays of the formulations, owned by the data's private workspace.
+typedef struct hy_form_work {
+  double dt;        // step of the current trapezoidal step (s)
+  double* z_k;      // state at the start of the step, restored when a step fails  (nz)
+  double* zd_k;     //                                                            (nz)
+  double* zdd_k;    //                                                            (nz)
+  double* lam_k;    //                                                            (neq)
+  double* hat_zd;   // trapezoidal predictor terms of Eq. 34                      (nz)
+  double* hat_zdd;  //                                                            (nz)
+  double* zdd_trap; // accelerations from the trapezoidal relations (Eq. 33)      (nz)
+  double* A;        // M' + dt^2/4 Phi_z^T alpha Phi_z and its factors            (nz x nz)
+  double* vec;      // scratch                                                    (nz)
+  double* vec2;     // scratch                                                    (nz)
+  int* piv;         // pivots of A                                                (nz)
+  int lam_pending;  // penalty: apply Eq. 19 at the next evaluation
+  // double-step partition
+  int nsel;         // equations used (rank of Phi_z at selection)
+  int* rowsel;      // the independent equations                                   (neq)
+  double* Pd;       // dependent block of Phi_z (nsel x nsel) and its LU factors    (neq x neq)
+  int* pivd;        // its pivots                                                 (neq)
+  double pivot_ratio;  // min/max |U_ii| of the dependent block at the last evaluation
+  double pivot_ratio_sel;  // its value when the partition was chosen
+  double* Rz;       // velocity transformation R_z of Eq. 14, nz x ndof           (nz x nz)
+  double* S;        // accelerations with zdd_i = 0 (the R_z_dot zd_i term of Eq. 15) (nz)
+  double* Mr;       // M'' = R_z^T M' R_z of Eq. 17                               (nz x nz)
+  double* full;     // full-pivoting LU scratch                                   (neq x nz)
+  int* rperm;       //                                                            (neq)
+  int* cperm;       //                                                            (nz)
+  double* G;        // generalized forces of unit equilibrium forces              (nz x nfrc)
+  double* jac;      // one point Jacobian                                         (3 x nz)
+} hy_form_work;
+
+// Doubles and ints the work arrays need.
+size_t hy_form_work_doubles(const hy_model* m);
+size_t hy_form_work_ints(const hy_model* m);
+void hy_form_work_bind(const hy_model* m, hy_form_work* fw, double* dbuf, int* ibuf);
+
+// Magnitudes of the force elements at d->time into d->frc_force (value or static equilibrium
+// force, times the signal).
+void hy_form_forces(const hy_model* m, hy_data* d);
+
+// Prepares the initial state (after d->z, d->zd were set to the model's values): closes the
+// loops (position and velocity level, keeping the independent coordinates), chooses the
+// partition, computes the static forces of `equilibrium` elements and consistent
+// accelerations (and multipliers for the penalty formulation).
+hy_status hy_form_init(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw);
+
+// Full evaluation at (time, z, zd): kinematics, constraints, forces, M', Q' and consistent
+// accelerations by the model's formulation (hy_forward for closed-loop formulations).
+hy_status hy_form_forward(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw);
+
+//----- the trapezoidal-Newton problem ---------------------------------------------------------
+
+// Number of Newton unknowns: nz (penalty) or ndof (double-step).
+int hy_form_nx(const hy_model* m, const hy_data* d);
+// Starts a step of size dt from the current state: saves it, forms the predictor terms (Eq. 34)
+// and writes the predictor of the unknowns into x.
+void hy_form_step_begin(const hy_model* m, hy_data* d, hy_form_work* fw, double dt, double* x);
+// Residual f(x) of Eq. 39 (penalty) or Eq. 38 (double-step), scaled by dt^2/4. Leaves d
+// evaluated at x. A positive status is recoverable (the loop closure failed to converge).
+hy_status hy_form_residual(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
+                           const double* x, double* f);
+// Analytic approximate tangent (nx x nx, row-major) at the x of the last hy_form_residual call:
+// M' + dt^2/4 Phi_z^T alpha Phi_z (penalty), M'' (double-step).
+void hy_form_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, double* J);
+// After each Newton update: the penalty formulation schedules its multiplier update (Eq. 19).
+void hy_form_iteration_done(const hy_model* m, hy_data* d, hy_form_work* fw);
+// Ends a converged step at x: final evaluation, projections (penalty, Eqs. 20-21), commit of
+// z, zd, zdd at t + dt, and (double-step) re-selection of the partition when its dependent
+// block degrades.
+hy_status hy_form_step_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
+                           const double* x);
+// Puts the state back to the start of the step (after a failure), outputs included.
+void hy_form_step_abort(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw);
+
+#endif  // HYDYN_SRC_FORM_FORM_H_

@@ -1,0 +1,93 @@
+// Double-step formulation: coordinate partitioning in relative coordinates, seed
+// 000_c866e3283107e8a4.txt Eqs. 13-17, integrated by the trapezoidal rule on the independent
+// coordinates (Eqs. 32-35, 38). Each residual evaluation closes the loops for the dependent
+// positions (the first "step") before the reduced dynamics (the second).
+#include <math.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "form/form_impl.h"
+#include "form/form_methods.h"
+
+hy_status hy_doublestep_residual(const hy_model* m, hy_data* d, hy_form_work* fw,
+                                 hy_mech_work* mw, const double* x, double* f) {
+  const int nz = m->sizes.nz, nf = d->ndof;
+  const int* ind = d->part;
+  const double dt = fw->dt;
+  // positions: the independent ones are the unknowns, the dependent ones close the loops,
+  // starting from their last values (the predictor at the first iteration)
+  for (int c = 0; c < nf; c++) d->z[ind[c]] = x[c];
+  hy_status st = hy_form_close_positions(m, d, fw, mw);
+  if (st != HY_OK) {
+    return HY_FAIL(&d->err, HY_NEWTON_NOCONV,
+                   "loop closure failed at t = %g s (constraint residual %.3g, pivot ratio of "
+                   "the dependent block %.3g)", d->time, d->violation, fw->pivot_ratio);
+  }
+  // velocities: Eq. 33 on the independent ones, Eq. 13 for the dependent ones
+  for (int c = 0; c < nf; c++) d->zd[ind[c]] = 2 / dt * x[c] + fw->hat_zd[ind[c]];
+  hy_form_close_velocities(m, d, fw);
+  hy_form_evaluate(m, d, mw);
+  hy_form_velocity_transform(m, d, fw);
+  // accelerations: Eq. 33 on the independent ones, Eq. 15 for all
+  double* zdd_i = fw->zdd_trap;
+  for (int c = 0; c < nf; c++) zdd_i[c] = 4 / (dt * dt) * x[c] + fw->hat_zdd[ind[c]];
+  for (int i = 0; i < nz; i++) {
+    double s = fw->S[i];
+    for (int c = 0; c < nf; c++) s += fw->Rz[i * nf + c] * zdd_i[c];
+    d->zdd[i] = s;
+  }
+  // Eq. 38: dt^2/4 (M'' zdd_i - Q'') = dt^2/4 R_z^T (M' zdd - Q'), since Q'' = R_z^T (Q' - M' S)
+  double* r = fw->vec;
+  for (int i = 0; i < nz; i++) {
+    double s = -d->Q[i];
+    for (int k = 0; k < nz; k++) s += d->M[i * nz + k] * d->zdd[k];
+    r[i] = s;
+  }
+  const double sc = 0.25 * dt * dt;
+  for (int c = 0; c < nf; c++) {
+    double s = 0;
+    for (int i = 0; i < nz; i++) s += fw->Rz[i * nf + c] * r[i];
+    f[c] = sc * s;
+  }
+  return HY_OK;
+}
+
+void hy_doublestep_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, double* J) {
+  // M'' = R_z^T M' R_z, the leading term of the tangent of Eq. 38 (C'' = K'' = 0 for today's
+  // force elements)
+  const int nz = m->sizes.nz, nf = d->ndof;
+  const double* Rz = fw->Rz;
+  double* MR = fw->A;  // M' R_z, nz x nf
+  for (int i = 0; i < nz; i++) {
+    for (int c = 0; c < nf; c++) {
+      double v = 0;
+      for (int k = 0; k < nz; k++) v += d->M[i * nz + k] * Rz[k * nf + c];
+      MR[i * nf + c] = v;
+    }
+  }
+  for (int a = 0; a < nf; a++) {
+    for (int c = 0; c < nf; c++) {
+      double v = 0;
+      for (int i = 0; i < nz; i++) v += Rz[i * nf + a] * MR[i * nf + c];
+      J[a * nf + c] = v;
+    }
+  }
+}
+
+hy_status hy_doublestep_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
+                            const double* x) {
+  HY_TRY(hy_doublestep_residual(m, d, fw, mw, x, fw->vec2));
+  // a new partition when the dependent block approaches a singularity: the state is kept in
+  // all coordinates, so only the choice of unknowns changes for the next step
+  if (m->sizes.neq > 0 && fw->pivot_ratio < m->opt.partition_rcond * fw->pivot_ratio_sel) {
+    hy_form_select_partition(m, d, fw);
+    if (hy_form_factor_dependent(m, d, fw) != HY_OK) {
+      return HY_FAIL(&d->err, HY_ERR_SINGULAR,
+                     "no non-singular partition of the coordinates at t = %g s: the mechanism "
+                     "is at a singular configuration", d->time);
+    }
+    // the best partition now is the reference for the next degradation
+    fw->pivot_ratio_sel = fw->pivot_ratio;
+  }
+  return HY_OK;
+}

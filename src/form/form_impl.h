@@ -1,0 +1,33 @@
+// Helpers shared by the files of src/form only.
+#ifndef HYDYN_SRC_FORM_FORM_IMPL_H_
+#define HYDYN_SRC_FORM_FORM_IMPL_H_
+
+#include "form/form.h"
+
+// Mechanics at (time, z, zd): kinematics, constraints, force elements, M', Q', energies.
+void hy_form_evaluate(const hy_model* m, hy_data* d, hy_mech_work* mw);
+
+// Chooses independent coordinates and independent equations by full-pivoting LU of the current
+// Phi_z (seed 000, text after Eq. 15); writes d->part, d->ndof, fw->rowsel, fw->nsel.
+void hy_form_select_partition(const hy_model* m, hy_data* d, hy_form_work* fw);
+// As hy_form_select_partition, but with the coordinates of joints marked independent in the
+// model as the independent ones (when there are any): the equations are then chosen by full
+// pivoting over the dependent columns. HY_ERR_MODEL when the marked set does not leave a
+// non-singular dependent block.
+hy_status hy_form_select_initial_partition(const hy_model* m, hy_data* d, hy_form_work* fw);
+// Factors the dependent block of the current Phi_z. HY_WARN_SINGULAR when it is singular.
+hy_status hy_form_factor_dependent(const hy_model* m, hy_data* d, hy_form_work* fw);
+// Newton-Raphson on the selected constraint equations for the dependent coordinates, the
+// independent ones fixed (the position step of the double-step method). Ends evaluated and
+// factored at the solution. HY_NEWTON_NOCONV (> 0) or HY_WARN_SINGULAR when it fails.
+hy_status hy_form_close_positions(const hy_model* m, hy_data* d, hy_form_work* fw,
+                                  hy_mech_work* mw);
+// Dependent velocities from the independent ones, Eq. 13 (needs the factored dependent block).
+void hy_form_close_velocities(const hy_model* m, hy_data* d, hy_form_work* fw);
+// R_z of Eq. 14 and S = R_z_dot zd_i of Eq. 15 at the current evaluation (needs the factored
+// dependent block and the bias Phi_z_dot zd).
+void hy_form_velocity_transform(const hy_model* m, hy_data* d, hy_form_work* fw);
+// Accelerations of the reduced equations M'' zdd_i = Q'' (Eqs. 16-17) into d->zdd.
+hy_status hy_form_reduced_accelerations(const hy_model* m, hy_data* d, hy_form_work* fw);
+
+#endif  // HYDYN_SRC_FORM_FORM_IMPL_H_

@@ -1,0 +1,109 @@
+// Penalty formulation: index-3 augmented Lagrangian in relative coordinates with
+// mass-damping-stiffness orthogonal projections, seed 000_c866e3283107e8a4.txt Eqs. 18-21,
+// integrated by the trapezoidal rule with the relative coordinates as unknowns (Eqs. 33-34,
+// 36, 39).
+#include <string.h>
+
+#include "core/core.h"
+#include "form/form_impl.h"
+#include "form/form_methods.h"
+
+// A = M' + dt^2/4 Phi_z^T alpha Phi_z: the tangent of Sect. 2.3 without the C and K terms of
+// force elements (none of today's elements has a velocity- or position-dependent magnitude),
+// and the matrix of the projections (Eqs. 20-21, with W = M').
+static void leading_matrix(const hy_model* m, const hy_data* d, double dt, double* A) {
+  const int nz = m->sizes.nz, neq = m->sizes.neq;
+  const double c = 0.25 * dt * dt * m->opt.penalty;
+  memcpy(A, d->M, sizeof(double) * (size_t)nz * (size_t)nz);
+  for (int e = 0; e < neq; e++) {
+    const double* row = d->phi_z + (size_t)e * nz;
+    for (int i = 0; i < nz; i++) {
+      if (row[i] == 0) continue;
+      const double ci = c * row[i];
+      for (int j = 0; j < nz; j++) A[i * nz + j] += ci * row[j];
+    }
+  }
+}
+
+hy_status hy_penalty_residual(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
+                              const double* x, double* f) {
+  const int nz = m->sizes.nz, neq = m->sizes.neq;
+  const double dt = fw->dt, alpha = m->opt.penalty;
+  // Eq. 33: velocities and accelerations as functions of the new positions
+  for (int i = 0; i < nz; i++) {
+    d->z[i] = x[i];
+    d->zd[i] = 2 / dt * x[i] + fw->hat_zd[i];
+    fw->zdd_trap[i] = 4 / (dt * dt) * x[i] + fw->hat_zdd[i];
+  }
+  hy_form_evaluate(m, d, mw);
+  // Eq. 19, for the positions of the previous Newton update
+  if (fw->lam_pending) {
+    for (int e = 0; e < neq; e++) d->lam[e] += alpha * d->phi[e];
+    fw->lam_pending = 0;
+  }
+  // Eq. 39: dt^2/4 (M' zdd + Phi_z^T (alpha Phi + lambda) - Q')
+  const double s = 0.25 * dt * dt;
+  for (int i = 0; i < nz; i++) {
+    double r = -d->Q[i];
+    for (int k = 0; k < nz; k++) r += d->M[i * nz + k] * fw->zdd_trap[k];
+    f[i] = r;
+  }
+  for (int e = 0; e < neq; e++) {
+    const double g = alpha * d->phi[e] + d->lam[e];
+    const double* row = d->phi_z + (size_t)e * nz;
+    for (int i = 0; i < nz; i++) f[i] += row[i] * g;
+  }
+  for (int i = 0; i < nz; i++) f[i] *= s;
+  return HY_OK;
+}
+
+void hy_penalty_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, double* J) {
+  leading_matrix(m, d, fw->dt, J);
+}
+
+hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
+                         const double* x) {
+  const int nz = m->sizes.nz, neq = m->sizes.neq;
+  const double dt = fw->dt;
+  double* f = fw->vec2;
+  HY_TRY(hy_penalty_residual(m, d, fw, mw, x, f));
+  if (neq == 0) {
+    memcpy(d->zdd, fw->zdd_trap, sizeof(double) * (size_t)nz);
+    return HY_OK;
+  }
+  // projections, Eqs. 20-21: A zd = M' zd', A zdd = M' zdd' - dt^2/4 Phi_z^T alpha (Phi_z_dot zd)
+  leading_matrix(m, d, dt, fw->A);
+  int col = -1;
+  if (hy_chol_factor(nz, fw->A, &col) != HY_OK) {
+    return HY_FAIL(&d->err, HY_ERR_SINGULAR,
+                   "projection matrix not positive definite at t = %g s (coordinate %d)",
+                   d->time, col);
+  }
+  double* v = fw->vec;
+  for (int i = 0; i < nz; i++) {
+    double s = 0;
+    for (int k = 0; k < nz; k++) s += d->M[i * nz + k] * d->zd[k];
+    v[i] = s;
+  }
+  hy_chol_solve(nz, fw->A, v);
+  memcpy(d->zd, v, sizeof(double) * (size_t)nz);
+  // the bias Phi_z_dot zd with the projected velocities
+  hy_mech_kinematics(m, d, mw);
+  hy_mech_constraints(m, d, mw);
+  const double c = 0.25 * dt * dt * m->opt.penalty;
+  for (int i = 0; i < nz; i++) {
+    double s = 0;
+    for (int k = 0; k < nz; k++) s += d->M[i * nz + k] * fw->zdd_trap[k];
+    v[i] = s;
+  }
+  for (int e = 0; e < neq; e++) {
+    const double* row = d->phi_z + (size_t)e * nz;
+    const double g = c * d->phi_bias[e];
+    for (int i = 0; i < nz; i++) v[i] -= row[i] * g;
+  }
+  hy_chol_solve(nz, fw->A, v);
+  memcpy(d->zdd, v, sizeof(double) * (size_t)nz);
+  // outputs (forces, energies) at the projected velocities
+  hy_form_evaluate(m, d, mw);
+  return HY_OK;
+}

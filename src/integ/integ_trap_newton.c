@@ -1,0 +1,119 @@
+// Trapezoidal rule with Newton-Raphson, seed 000_c866e3283107e8a4.txt Sect. 4: the formulation
+// supplies the residual f(x_{k+1}) (Eqs. 38-39) and an analytic tangent; this file owns the
+// iteration (Eq. 37), the finite-difference tangent (Eqs. 40-41), the convergence test and the
+// statistics.
+#include <math.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "integ/integ.h"
+
+size_t hy_integ_newton_doubles(int nmax) {
+  const size_t n = nmax > 0 ? (size_t)nmax : 1;
+  return 4 * n + n * n;
+}
+
+size_t hy_integ_newton_ints(int nmax) { return nmax > 0 ? (size_t)nmax : 1; }
+
+void hy_integ_newton_bind(int nmax, hy_newton_work* nw, double* p, int* q) {
+  const size_t n = nmax > 0 ? (size_t)nmax : 1;
+  nw->x = p;
+  nw->dx = p + n;
+  nw->f = p + 2 * n;
+  nw->fp = p + 3 * n;
+  nw->J = p + 4 * n;
+  nw->piv = q;
+}
+
+// Forward-difference tangent, column by column (Eqs. 40-41).
+static hy_status fd_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
+                            hy_newton_work* nw, int n) {
+  for (int j = 0; j < n; j++) {
+    const double xj = nw->x[j];
+    const double eps = 1e-8 * fmax(1e-2, fabs(xj));
+    nw->x[j] = xj + eps;
+    hy_status st = hy_form_residual(m, d, fw, mw, nw->x, nw->fp);
+    nw->x[j] = xj;
+    if (st != HY_OK) return st;
+    for (int i = 0; i < n; i++) nw->J[i * n + j] = (nw->fp[i] - nw->f[i]) / eps;
+  }
+  return HY_OK;
+}
+
+// Name of the coordinate behind Newton unknown i.
+static const char* unknown_name(const hy_model* m, const hy_data* d, int i) {
+  int z = m->opt.formulation == HY_FORM_DOUBLE_STEP ? d->part[i] : i;
+  for (int j = 0; j < m->sizes.nbody; j++) {
+    if (m->jnt_zadr[j] == z) return m->jnt_name + (size_t)j * HY_NAME_MAX;
+  }
+  return "?";
+}
+
+hy_status hy_integ_trap_newton_step(const hy_model* m, hy_data* d, hy_form_work* fw,
+                                    hy_mech_work* mw, hy_newton_work* nw) {
+  const double dt = m->opt.dt, t0 = d->time, tol = m->opt.tol_pos;
+  const int n = hy_form_nx(m, d);
+  hy_form_step_begin(m, d, fw, dt, nw->x);
+  d->time = t0 + dt;
+  hy_status st = HY_NEWTON_NOCONV;
+  int it = 0;
+  nw->worst = 0;
+  nw->worst_dx = 0;
+  nw->res_norm = 0;
+  while (it < m->opt.max_iter) {
+    it++;
+    st = hy_form_residual(m, d, fw, mw, nw->x, nw->f);
+    if (st != HY_OK) break;
+    nw->res_norm = 0;
+    for (int i = 0; i < n; i++) nw->res_norm = fmax(nw->res_norm, fabs(nw->f[i]));
+    if (m->opt.tangent == HY_TANGENT_FD) {
+      st = fd_tangent(m, d, fw, mw, nw, n);
+      if (st != HY_OK) break;
+    } else {
+      hy_form_tangent(m, d, fw, nw->J);
+    }
+    int col = -1;
+    if (hy_lu_factor(n, nw->J, nw->piv, &col) != HY_OK) {
+      st = HY_FAIL(&d->err, HY_NEWTON_NOCONV,
+                   "singular Newton tangent at t = %g s (unknown '%s')", d->time,
+                   unknown_name(m, d, col < 0 ? 0 : col));
+      break;
+    }
+    for (int i = 0; i < n; i++) nw->dx[i] = -nw->f[i];
+    hy_lu_solve(n, nw->J, nw->piv, nw->dx);
+    double worst = 0;
+    for (int i = 0; i < n; i++) {
+      nw->x[i] += nw->dx[i];
+      const double a = fabs(nw->dx[i]);
+      if (!(a <= worst)) {  // also catches NaN
+        worst = a;
+        nw->worst = i;
+      }
+    }
+    nw->worst_dx = worst;
+    hy_form_iteration_done(m, d, fw);
+    if (worst <= tol) {
+      st = HY_OK;
+      break;
+    }
+    st = HY_NEWTON_NOCONV;
+    if (!isfinite(worst)) break;
+  }
+  if (st == HY_OK) st = hy_form_step_end(m, d, fw, mw, nw->x);
+  d->stats.niter += it;
+  d->stats.niter_last = it;
+  if (it > d->stats.niter_max) d->stats.niter_max = it;
+  if (st == HY_OK) return HY_OK;
+
+  if (d->err.code != st) {
+    HY_FAIL(&d->err, st,
+            "Newton-Raphson did not converge in step t = %g -> %g s after %d iterations: "
+            "residual %.3g, largest correction %.3g (tolerance %.3g) on coordinate '%s'",
+            t0, t0 + dt, it, nw->res_norm, nw->worst_dx, tol, unknown_name(m, d, nw->worst));
+  }
+  hy_error keep = d->err;
+  d->time = t0;
+  hy_form_step_abort(m, d, fw, mw);
+  d->err = keep;
+  return st;
+}

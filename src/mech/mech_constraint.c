@@ -1,0 +1,266 @@
+// Loop-closure constraints of cut joints and the geometry of force elements, in relative joint
+// coordinates (seed 000_c866e3283107e8a4.txt, Sects. 2.2-2.3: Phi(z) = 0, its Jacobian Phi_z and
+// the velocity-product term Phi_z_dot zd of Phi_ddot = Phi_z zdd + Phi_z_dot zd; Eq. 45 for the
+// actuator length and rate).
+//
+// Every equation has one of two forms, both written with vectors in the inertial frame:
+//   point row   Phi = c . (x_B - x_A)   x_A, x_B marker points, c a constant or body-fixed unit
+//                                        vector (a direction across which B may not move)
+//   vector row  Phi = v . w             v, w body-fixed unit vectors (kept perpendicular)
+// The Jacobian comes from the kinematics, not from differences: a point x on body j moves with
+// dx/dz_i = b_i[0:3] + b_i[3:6] x x and a body-fixed vector with dv/dz_i = b_i[3:6] x v, for
+// the joints i on j's path to ground (zero elsewhere). With (b x v) . w = b . (v x w) every
+// rotational term is a dot product of b_i[3:6] with one 3-vector, accumulated along a path.
+// The bias uses the accelerations with zdd = 0 that hy_mech_kinematics leaves in
+// w->body_Zd0: x_ddot0 = s_ddot0 + w_dot0 x x + w x x_dot and v_ddot0 = w_dot0 x v + w x v_dot
+// (hydyn's Zd is dZ/dt, docs/mechanics.md).
+#include <math.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "mech/mech.h"
+
+// A point or direction fixed on a body (-1 = ground, or a constant), with its time derivatives
+// in the inertial frame; dd is the second derivative with zdd = 0.
+typedef struct kin3 {
+  int body;
+  double p[3];   // position (m) or unit direction
+  double v[3];   // first time derivative
+  double dd[3];  // second time derivative with zdd = 0
+} kin3;
+
+// Angular velocity and acceleration (zdd = 0) of a body; zero for ground.
+static void body_omega(const hy_data* d, const hy_mech_work* w, int body, const double** om,
+                       const double** al) {
+  static const double zero3[3] = {0, 0, 0};
+  if (body < 0) {
+    *om = zero3;
+    *al = zero3;
+    return;
+  }
+  *om = d->body_Z + 6 * body + 3;
+  *al = w->body_Zd0 + 6 * body + 3;
+}
+
+// Marker k as a point: x, x_dot (d->mrk_vel) and x_ddot0 = s_ddot0 + w_dot0 x x + w x x_dot.
+static void marker_point(const hy_model* m, const hy_data* d, const hy_mech_work* w, int k,
+                         kin3* out) {
+  const int b = m->mrk_body[k];
+  out->body = b;
+  hy_v3_copy(out->p, d->mrk_pos + 3 * k);
+  hy_v3_copy(out->v, d->mrk_vel + 3 * k);
+  if (b < 0) {
+    hy_v3_set(out->dd, 0, 0, 0);
+    return;
+  }
+  const double* Zd0 = w->body_Zd0 + 6 * b;
+  const double* om = d->body_Z + 6 * b + 3;
+  double t[3];
+  hy_v3_cross(out->dd, Zd0 + 3, out->p);
+  hy_v3_add(out->dd, out->dd, Zd0);
+  hy_v3_cross(t, om, out->v);
+  hy_v3_add(out->dd, out->dd, t);
+}
+
+// A unit vector fixed on `body`, given in the body frame: v = A vb, v_dot = w x v,
+// v_ddot0 = w_dot0 x v + w x v_dot.
+static void body_vector(const hy_data* d, const hy_mech_work* w, int body, const double vb[3],
+                        kin3* out) {
+  out->body = body;
+  if (body < 0) {
+    hy_v3_copy(out->p, vb);
+    hy_v3_set(out->v, 0, 0, 0);
+    hy_v3_set(out->dd, 0, 0, 0);
+    return;
+  }
+  hy_m3_mulv(out->p, d->body_rot + 9 * body, vb);
+  const double *om, *al;
+  body_omega(d, w, body, &om, &al);
+  double t[3];
+  hy_v3_cross(out->v, om, out->p);
+  hy_v3_cross(out->dd, al, out->p);
+  hy_v3_cross(t, om, out->v);
+  hy_v3_add(out->dd, out->dd, t);
+}
+
+// A constant direction of the inertial frame.
+static void const_vector(const double c[3], kin3* out) {
+  out->body = -1;
+  hy_v3_copy(out->p, c);
+  hy_v3_set(out->v, 0, 0, 0);
+  hy_v3_set(out->dd, 0, 0, 0);
+}
+
+// a x u of two vectors fixed on one body is fixed on that body too; its derivatives follow from
+// the product rule. (Also used for a_A x n in planar models: a body that only turns about the
+// constant n carries a_A x n with it.)
+static void cross_on_body(const kin3* a, const kin3* u, kin3* out) {
+  double t1[3], t2[3];
+  out->body = a->body;
+  hy_v3_cross(out->p, a->p, u->p);
+  hy_v3_cross(t1, a->v, u->p);
+  hy_v3_cross(t2, a->p, u->v);
+  hy_v3_add(out->v, t1, t2);
+  hy_v3_cross(t1, a->dd, u->p);
+  hy_v3_cross(t2, a->p, u->dd);
+  hy_v3_add(out->dd, t1, t2);
+  hy_v3_cross(t1, a->v, u->v);
+  hy_v3_addscl(out->dd, t1, 2.0);
+}
+
+// row[zadr_i] += b_i[3:6] . u for the joints i on body's path to ground.
+static void add_rotation(const hy_model* m, const hy_data* d, int body, const double u[3],
+                         double* row) {
+  for (int j = body; j >= 0; j = m->body_parent[j]) {
+    row[m->jnt_zadr[j]] += hy_v3_dot(d->jnt_b + 6 * j + 3, u);
+  }
+}
+
+// row[zadr_i] += sign c . (b_i[0:3] + b_i[3:6] x x) for the joints i on body's path: c . dx/dz.
+static void add_point(const hy_model* m, const hy_data* d, int body, const double x[3],
+                      const double c[3], double sign, double* row) {
+  double xc[3];
+  hy_v3_cross(xc, x, c);  // c . (b x x) = b . (x x c)
+  for (int j = body; j >= 0; j = m->body_parent[j]) {
+    const double* b = d->jnt_b + 6 * j;
+    row[m->jnt_zadr[j]] += sign * (hy_v3_dot(b, c) + hy_v3_dot(b + 3, xc));
+  }
+}
+
+// Point row r: Phi = c . (x_B - x_A). Bias = c_ddot0 . d + 2 c_dot . d_dot + c . d_ddot0.
+static void point_row(const hy_model* m, hy_data* d, int r, const kin3* c, const kin3* xa,
+                      const kin3* xb) {
+  const int nz = m->sizes.nz;
+  double* row = d->phi_z + (size_t)r * (size_t)nz;
+  memset(row, 0, sizeof(double) * (size_t)nz);
+  double dx[3], dv[3], da[3], t[3];
+  hy_v3_sub(dx, xb->p, xa->p);
+  hy_v3_sub(dv, xb->v, xa->v);
+  hy_v3_sub(da, xb->dd, xa->dd);
+  d->phi[r] = hy_v3_dot(c->p, dx);
+  hy_v3_cross(t, c->p, dx);  // (b x c) . d = b . (c x d)
+  add_rotation(m, d, c->body, t, row);
+  add_point(m, d, xb->body, xb->p, c->p, 1.0, row);
+  add_point(m, d, xa->body, xa->p, c->p, -1.0, row);
+  d->phi_bias[r] = hy_v3_dot(c->dd, dx) + 2.0 * hy_v3_dot(c->v, dv) + hy_v3_dot(c->p, da);
+}
+
+// Vector row r: Phi = v . w. Bias = v_ddot0 . w + 2 v_dot . w_dot + v . w_ddot0.
+static void vector_row(const hy_model* m, hy_data* d, int r, const kin3* v, const kin3* w) {
+  const int nz = m->sizes.nz;
+  double* row = d->phi_z + (size_t)r * (size_t)nz;
+  memset(row, 0, sizeof(double) * (size_t)nz);
+  double t[3];
+  d->phi[r] = hy_v3_dot(v->p, w->p);
+  hy_v3_cross(t, v->p, w->p);  // (b x v) . w = b . (v x w)
+  add_rotation(m, d, v->body, t, row);
+  hy_v3_scale(t, t, -1.0);  // v . (b x w) = b . (w x v)
+  add_rotation(m, d, w->body, t, row);
+  d->phi_bias[r] = hy_v3_dot(v->dd, w->p) + 2.0 * hy_v3_dot(v->v, w->v) + hy_v3_dot(v->p, w->dd);
+}
+
+void hy_mech_point_jacobian(const hy_model* m, const hy_data* d, int body, const double x[3],
+                            double* J) {
+  const int nz = m->sizes.nz;
+  memset(J, 0, sizeof(double) * 3 * (size_t)nz);
+  for (int j = body; j >= 0; j = m->body_parent[j]) {
+    const double* b = d->jnt_b + 6 * j;
+    double col[3];
+    hy_v3_cross(col, b + 3, x);
+    hy_v3_add(col, col, b);
+    const int i = m->jnt_zadr[j];
+    J[i] = col[0];
+    J[nz + i] = col[1];
+    J[2 * nz + i] = col[2];
+  }
+}
+
+void hy_mech_constraints(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  static const double ex[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+  double viol = 0;
+  for (int k = 0; k < m->sizes.ncut; k++) {
+    const int ma = m->cut_mrk_a[k], mb = m->cut_mrk_b[k];
+    const int ba = m->mrk_body[ma], bb = m->mrk_body[mb];
+    const int r0 = m->cut_eqadr[k];
+    kin3 xa, xb, aa, ab, c;
+    marker_point(m, d, w, ma, &xa);
+    marker_point(m, d, w, mb, &xb);
+    body_vector(d, w, ba, m->cut_axis_a + 3 * k, &aa);
+    body_vector(d, w, bb, m->cut_axis_b + 3 * k, &ab);
+    const hy_cut_type type = (hy_cut_type)m->cut_type[k];
+
+    if (m->planar) {
+      if (type == HY_CUT_TRANSLATIONAL) {
+        // p_A = n x a_A lies in the plane across A's line; A turns about n, so p_A is fixed on
+        // A. B's point stays on the line (p_A . d = 0) and B's axis along it (p_A . a_B = 0).
+        kin3 nn;
+        const_vector(m->plane_normal, &nn);
+        cross_on_body(&aa, &nn, &c);  // a_A x n, then flip to n x a_A
+        hy_v3_scale(c.p, c.p, -1.0);
+        hy_v3_scale(c.v, c.v, -1.0);
+        hy_v3_scale(c.dd, c.dd, -1.0);
+        point_row(m, d, r0, &c, &xa, &xb);
+        vector_row(m, d, r0 + 1, &c, &ab);
+      } else {
+        // revolute and spherical: the points coincide in the plane
+        const_vector(m->plane_e1, &c);
+        point_row(m, d, r0, &c, &xa, &xb);
+        const_vector(m->plane_e2, &c);
+        point_row(m, d, r0 + 1, &c, &xa, &xb);
+      }
+    } else if (type == HY_CUT_SPHERICAL || type == HY_CUT_REVOLUTE) {
+      // points coincide: Phi = x_B - x_A (3 equations)
+      for (int i = 0; i < 3; i++) {
+        const_vector(ex[i], &c);
+        point_row(m, d, r0 + i, &c, &xa, &xb);
+      }
+      if (type == HY_CUT_REVOLUTE) {
+        // a_B parallel to a_A: a_A is perpendicular to u_B and to a_B x u_B, both fixed on B
+        kin3 ub, vb;
+        body_vector(d, w, bb, m->cut_up_b + 3 * k, &ub);
+        cross_on_body(&ab, &ub, &vb);
+        vector_row(m, d, r0 + 3, &aa, &ub);
+        vector_row(m, d, r0 + 4, &aa, &vb);
+      }
+    } else {
+      // translational: B's point on A's line (u_A . d = 0, (a_A x u_A) . d = 0), a_B parallel
+      // to a_A (a_A . u_B = 0, a_A . (a_B x u_B) = 0) and no turn about it ((a_A x u_A) . u_B)
+      kin3 ua, ub, va, vb;
+      body_vector(d, w, ba, m->cut_up_a + 3 * k, &ua);
+      body_vector(d, w, bb, m->cut_up_b + 3 * k, &ub);
+      cross_on_body(&aa, &ua, &va);
+      cross_on_body(&ab, &ub, &vb);
+      point_row(m, d, r0, &ua, &xa, &xb);
+      point_row(m, d, r0 + 1, &va, &xa, &xb);
+      vector_row(m, d, r0 + 2, &aa, &ub);
+      vector_row(m, d, r0 + 3, &aa, &vb);
+      vector_row(m, d, r0 + 4, &va, &ub);
+    }
+    for (int r = r0; r < r0 + m->cut_neq[k]; r++) viol = fmax(viol, fabs(d->phi[r]));
+  }
+  d->violation = viol;
+}
+
+void hy_mech_force_geometry(const hy_model* m, hy_data* d) {
+  for (int k = 0; k < m->sizes.nfrc; k++) {
+    const double* xa = d->mrk_pos + 3 * m->frc_mrk_a[k];
+    const double* xb = d->mrk_pos + 3 * m->frc_mrk_b[k];
+    const double* va = d->mrk_vel + 3 * m->frc_mrk_a[k];
+    const double* vb = d->mrk_vel + 3 * m->frc_mrk_b[k];
+    double s[3], sd[3];
+    hy_v3_sub(s, xb, xa);
+    hy_v3_sub(sd, vb, va);
+    double* dir = d->frc_dir + 3 * k;
+    const double len = hy_v3_norm(s);
+    d->frc_len[k] = len;
+    // seed 000 Eq. 45: s = x_b - x_a, s_dot = d|s|/dt = (x_dot_b - x_dot_a) . s / |s|. Markers
+    // that meet have no direction: it is left zero (so is the rate), and no force acts.
+    if (len > 0) {
+      hy_v3_scale(dir, s, 1.0 / len);
+      d->frc_rate[k] = hy_v3_dot(dir, sd);
+    } else {
+      hy_v3_set(dir, 0, 0, 0);
+      d->frc_rate[k] = 0;
+    }
+  }
+}

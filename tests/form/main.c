@@ -1,0 +1,5 @@
+#include "fixture.h"
+
+Suite* form_suite(void);
+
+int main(void) { return hy_test_main(form_suite(), NULL); }
