@@ -117,6 +117,89 @@ typedef enum hy_planar {
   HY_PLANAR_NO = 2,    // full 3-D cut-joint equations even for a planar model
 } hy_planar;
 
+// Hydraulic circuits (lumped fluid, seed 000 Sect. 3, seed 001 Sect. 3.2; see
+// docs/hydraulics.md). Volumes and sources are the circuit's nodes; their names are unique
+// together with the throttle, valve and cylinder names, and a cylinder's name is also that of
+// its force element (unique among the force names).
+
+// Oil properties shared by the volumes of one circuit.
+typedef struct hy_circuit_def {
+  char name[HY_NAME_MAX];
+  double B_oil;         // oil bulk modulus B0 (Pa), > 0
+  hy_bulk_law law;      // B_oil(p): constant, or linear B0 + k p
+  double law_k;         // k of the linear law (-), >= 0
+  hy_laminar laminar;   // orifice law below dp_lim of every throttle and valve in the circuit
+  hy_srcpos pos;
+} hy_circuit_def;
+
+// A control volume with one pressure state: hoses plus the cylinder chambers attached to it.
+typedef struct hy_volume_def {
+  char name[HY_NAME_MAX];
+  char circuit[HY_NAME_MAX];
+  double hose_volume;        // m^3, >= 0 (0 only when a cylinder chamber is attached)
+  double hose_bulk_modulus;  // container modulus of the hoses (Pa), > 0 when hose_volume > 0
+  double p0;                 // initial pressure (Pa); NAN = derived (see docs/hydraulics.md)
+  hy_srcpos pos;
+} hy_volume_def;
+
+// A fixed-pressure node (pump, tank): pressure * signal(t) (pressure alone without signal).
+typedef struct hy_source_def {
+  char name[HY_NAME_MAX];
+  char circuit[HY_NAME_MAX];
+  double pressure;           // Pa
+  char signal[HY_NAME_MAX];  // optional scaling signal ("" = none)
+  hy_srcpos pos;
+} hy_source_def;
+
+// A throttle valve (fixed orifice) from node `from` to node `to` (volume or source names),
+// seed 000 Eq. 24.
+typedef struct hy_throttle_def {
+  char name[HY_NAME_MAX];
+  char from[HY_NAME_MAX];
+  char to[HY_NAME_MAX];
+  double cv;      // flow coefficient (m^3/(s sqrt(Pa))), > 0 (seed 000 Eq. 25: C_d A sqrt(2/rho))
+  double dp_lim;  // laminar limit (Pa), > 0
+  hy_srcpos pos;
+} hy_throttle_def;
+
+// A 4/3 directional valve with ports P, T, A, B (volume or source names), seed 000 Eqs. 26-27:
+// U > 0 opens P->A and B->T, U < 0 opens P->B and A->T, each path with coefficient cv |U|.
+typedef struct hy_valve_def {
+  char name[HY_NAME_MAX];
+  char P[HY_NAME_MAX];
+  char T[HY_NAME_MAX];
+  char A[HY_NAME_MAX];
+  char B[HY_NAME_MAX];
+  double cv;                 // m^3/(s V sqrt(Pa)) per metering path, > 0
+  double tau;                // spool time constant (s), > 0
+  double dp_lim;             // laminar limit (Pa), > 0
+  double U0;                 // initial spool position (V)
+  char signal[HY_NAME_MAX];  // reference U_ref(t) (V); "" = 0
+  hy_srcpos pos;
+} hy_valve_def;
+
+// A double-acting cylinder between marker_a (body end) and marker_b (rod end); it compiles into
+// a force element of the same name. Chamber a (piston side) is empty at the actuator length
+// |s| = dead_length and grows with |s|; chamber b (rod side) has length stroke - len_a.
+typedef struct hy_cylinder_def {
+  char name[HY_NAME_MAX];
+  char marker_a[HY_NAME_MAX];
+  char marker_b[HY_NAME_MAX];
+  char chamber_a[HY_NAME_MAX];  // piston-side volume
+  char chamber_b[HY_NAME_MAX];  // rod-side volume
+  double area_a;                // piston area (m^2), > 0
+  double area_b;                // rod-side annulus area (m^2), > 0
+  double stroke;                // len_a + len_b (m), > 0
+  double dead_length;           // actuator length |s| with chamber a empty (m), >= 0
+  double bulk_modulus;          // container modulus of the chambers (Pa), > 0
+  double viscous;               // viscous coefficient c (N s/m), >= 0
+  double damper_k;              // end damper stiffness k_d (N/m), >= 0
+  double damper_c;              // end damper damping c_d (N s/m), >= 0
+  double damper_length;         // end damper length l_d (m), >= 0, 0 = no dampers
+  hy_cyl_init init;             // how the initial pressures are found
+  hy_srcpos pos;
+} hy_cylinder_def;
+
 // Defaults: zeros, axes +z, unit identity inertia 0, names empty, revolute.
 HY_API hy_body_def hy_body_def_default(void);
 HY_API hy_joint_def hy_joint_def_default(void);
@@ -125,6 +208,15 @@ HY_API hy_signal_def hy_signal_def_default(void);
 HY_API hy_load_def hy_load_def_default(void);
 HY_API hy_cut_def hy_cut_def_default(void);
 HY_API hy_force_def hy_force_def_default(void);
+// Hydraulic defaults (seeds README, "Hydraulic circuit parameters"): law constant, laminar
+// cubic, dp_lim = 2e5 Pa, p0 = NAN, init given; every other number 0 (physical values such as
+// bulk moduli, areas, cv and tau must be set).
+HY_API hy_circuit_def hy_circuit_def_default(void);
+HY_API hy_volume_def hy_volume_def_default(void);
+HY_API hy_source_def hy_source_def_default(void);
+HY_API hy_throttle_def hy_throttle_def_default(void);
+HY_API hy_valve_def hy_valve_def_default(void);
+HY_API hy_cylinder_def hy_cylinder_def_default(void);
 
 // The editable model. Definitions are copied in; names are resolved by hy_model_compile.
 typedef struct hy_spec hy_spec;
@@ -142,6 +234,12 @@ HY_API hy_status hy_spec_add_load(hy_spec* s, const hy_load_def* def);
 HY_API hy_status hy_spec_add_cut(hy_spec* s, const hy_cut_def* def);
 HY_API hy_status hy_spec_add_force(hy_spec* s, const hy_force_def* def);
 HY_API hy_status hy_spec_set_planar(hy_spec* s, hy_planar planar);
+HY_API hy_status hy_spec_add_circuit(hy_spec* s, const hy_circuit_def* def);
+HY_API hy_status hy_spec_add_volume(hy_spec* s, const hy_volume_def* def);
+HY_API hy_status hy_spec_add_source(hy_spec* s, const hy_source_def* def);
+HY_API hy_status hy_spec_add_throttle(hy_spec* s, const hy_throttle_def* def);
+HY_API hy_status hy_spec_add_valve(hy_spec* s, const hy_valve_def* def);
+HY_API hy_status hy_spec_add_cylinder(hy_spec* s, const hy_cylinder_def* def);
 
 //----- the compiled model ------------------------------------------------------------------
 
@@ -156,6 +254,12 @@ typedef struct hy_sizes {
   int ncut;     // cut joints
   int neq;      // constraint equations of all cut joints (m)
   int nfrc;     // force elements
+  int ncirc;    // hydraulic circuits (oil properties)
+  int nvol;     // hydraulic volumes (pressure states)
+  int nsrc;     // fixed-pressure nodes (pumps, tanks)
+  int norf;     // throttle valves (fixed orifices)
+  int nvlv;     // 4/3 directional valves (spool states)
+  int ncyl;     // hydraulic cylinders (each also a force element)
 } hy_sizes;
 
 // The model arrays, listed once: X(type, name, count) with count an expression of `sz` (a
@@ -208,7 +312,47 @@ typedef struct hy_sizes {
   X(int, frc_mrk_b, sz.nfrc)                   /* marker b */                           \
   X(double, frc_value, sz.nfrc)                /* N (unless equilibrium) */             \
   X(int, frc_equilibrium, sz.nfrc)             /* 1 = computed static force */          \
-  X(int, frc_sig, sz.nfrc)                     /* scaling signal, -1 = none */
+  X(int, frc_sig, sz.nfrc)                     /* scaling signal, -1 = none */          \
+  X(int, frc_cyl, sz.nfrc)                     /* cylinder of a cylinder element, or -1 */ \
+  X(hy_srcpos, frc_pos, sz.nfrc)               /* where it is defined in the file */    \
+  X(char, circ_name, sz.ncirc * HY_NAME_MAX)   /* circuit names */                      \
+  X(double, circ_B_oil, sz.ncirc)              /* oil bulk modulus B0 (Pa) */           \
+  X(int, circ_law, sz.ncirc)                   /* hy_bulk_law */                        \
+  X(double, circ_law_k, sz.ncirc)              /* dB/dp of the linear law (-) */        \
+  X(int, circ_laminar, sz.ncirc)               /* hy_laminar */                         \
+  X(char, vol_name, sz.nvol * HY_NAME_MAX)     /* volume names */                       \
+  X(int, vol_circ, sz.nvol)                    /* circuit */                            \
+  X(double, vol_hose, sz.nvol)                 /* hose and pipe volume (m^3) */         \
+  X(double, vol_B_hose, sz.nvol)               /* container modulus of the hoses (Pa) */ \
+  X(double, vol_p0, sz.nvol)                   /* initial pressure (Pa); NaN = derived */ \
+  X(hy_srcpos, vol_pos, sz.nvol)               /* where it is defined in the file */    \
+  X(char, src_name, sz.nsrc * HY_NAME_MAX)     /* fixed-pressure node names */          \
+  X(double, src_p, sz.nsrc)                    /* pressure (Pa) */                      \
+  X(int, src_sig, sz.nsrc)                     /* scaling signal, -1 = none */          \
+  X(char, orf_name, sz.norf * HY_NAME_MAX)     /* throttle names */                     \
+  X(int, orf_node, sz.norf * 2)                /* from, to: node (volume, or nvol+source) */ \
+  X(double, orf_cv, sz.norf)                   /* flow coefficient (m^3/(s sqrt(Pa))) */ \
+  X(double, orf_dp_lim, sz.norf)               /* laminar limit (Pa) */                 \
+  X(char, vlv_name, sz.nvlv * HY_NAME_MAX)     /* directional valve names */            \
+  X(int, vlv_node, sz.nvlv * 4)                /* ports P, T, A, B: nodes */            \
+  X(double, vlv_cv, sz.nvlv)                   /* m^3/(s V sqrt(Pa)), per metering path */ \
+  X(double, vlv_tau, sz.nvlv)                  /* spool time constant (s) */            \
+  X(double, vlv_dp_lim, sz.nvlv)               /* laminar limit (Pa) */                 \
+  X(double, vlv_U0, sz.nvlv)                   /* initial spool position (V) */         \
+  X(int, vlv_sig, sz.nvlv)                     /* reference signal U_ref (V), -1 = 0 */ \
+  X(int, cyl_frc, sz.ncyl)                     /* its force element */                  \
+  X(int, cyl_vol_a, sz.ncyl)                   /* piston-side volume */                 \
+  X(int, cyl_vol_b, sz.ncyl)                   /* rod-side volume */                    \
+  X(double, cyl_area_a, sz.ncyl)               /* piston-side area (m^2) */             \
+  X(double, cyl_area_b, sz.ncyl)               /* rod-side (annulus) area (m^2) */      \
+  X(double, cyl_stroke, sz.ncyl)               /* chamber a + chamber b length (m) */   \
+  X(double, cyl_dead, sz.ncyl)                 /* actuator length with chamber a empty (m) */ \
+  X(double, cyl_B, sz.ncyl)                    /* container modulus of the chambers (Pa) */ \
+  X(double, cyl_visc, sz.ncyl)                 /* viscous coefficient c (N s/m) */      \
+  X(double, cyl_kd, sz.ncyl)                   /* end damper stiffness (N/m) */         \
+  X(double, cyl_cd, sz.ncyl)                   /* end damper damping (N s/m) */         \
+  X(double, cyl_ld, sz.ncyl)                   /* end damper length (m), 0 = none */    \
+  X(int, cyl_init, sz.ncyl)                    /* hy_cyl_init */
 
 // The compiled model: immutable while stepping; the engine receives `const hy_model*`.
 typedef struct hy_model {
@@ -256,6 +400,15 @@ HY_API int hy_model_marker(const hy_model* m, const char* name);
 HY_API int hy_model_signal(const hy_model* m, const char* name);
 HY_API int hy_model_cut(const hy_model* m, const char* name);
 HY_API int hy_model_force(const hy_model* m, const char* name);
+// Hydraulics: a cylinder's force element is hy_model_force(m, name) (its index into frc_*
+// arrays), its cylinder index hy_model_cylinder(m, name). A source's node number is nvol + its
+// index.
+HY_API int hy_model_circuit(const hy_model* m, const char* name);
+HY_API int hy_model_volume(const hy_model* m, const char* name);
+HY_API int hy_model_source(const hy_model* m, const char* name);
+HY_API int hy_model_throttle(const hy_model* m, const char* name);
+HY_API int hy_model_valve(const hy_model* m, const char* name);
+HY_API int hy_model_cylinder(const hy_model* m, const char* name);
 
 // Value of signal `sig` at time t.
 HY_API double hy_signal_eval(const hy_model* m, int sig, double t);

@@ -55,6 +55,8 @@ typedef struct hy_data {
   int* part;         // coordinate indices: ndof independent first, then dependent (nz)
   int rank;          // rank of Phi_z at the initial configuration (< neq: redundant equations)
   double assembly_shift;  // largest coordinate change made to close the loops at t = 0
+  double static_residual; // largest generalized force left unbalanced at t = 0 with zd = 0
+                          // (N or N m): 0 when the initial state is a static equilibrium
 
   // force elements
   double* frc_force;  // force applied along a -> b, > 0 pushes apart (N)        (nfrc)
@@ -62,6 +64,24 @@ typedef struct hy_data {
   double* frc_rate;   // its time derivative (m/s)                              (nfrc)
   double* frc_dir;    // unit vector from a to b                                (nfrc x 3)
   double* frc_static; // static equilibrium force of `equilibrium` elements (N)  (nfrc)
+
+  // hydraulics (lumped fluid, seed 000 Sect. 3, seed 001 Sect. 3.2)
+  double* p;          // volume pressures (Pa)                                  (nvol)
+  double* pd;         // their time derivatives, Eq. 22 (Pa/s)                   (nvol)
+  double* U;          // directional valve spool positions (V)                  (nvlv)
+  double* Ud;         // their time derivatives, Eq. 27 (V/s)                    (nvlv)
+  double* vol_V;      // volume: hoses + cylinder chambers (m^3)                 (nvol)
+  double* vol_Be;     // effective bulk modulus, Eq. 23 (Pa)                     (nvol)
+  double* orf_q;      // throttle flows from -> to (m^3/s)                       (norf)
+  double* vlv_q;      // valve flows P->A, B->T, P->B, A->T (m^3/s)              (nvlv x 4)
+  double* cyl_len_a;  // piston-side chamber length (m)                          (ncyl)
+  double* cyl_len_b;  // rod-side chamber length (m)                             (ncyl)
+  double* cyl_F_hyd;  // p_a A_a - p_b A_b (N)                                   (ncyl)
+  double* cyl_F_visc; // viscous force -c s_dot (N)                              (ncyl)
+  double* cyl_F_damp; // end damper force, > 0 pushes out (N)                    (ncyl)
+  double work_hyd;    // work of the cylinders' pressure forces since t = 0 (J)
+  double diss_visc;   // energy dissipated by cylinder viscosity since t = 0 (J)
+  double work_damp;   // work of the end dampers since t = 0 (J), <= 0 when they dissipate
 
   double energy_kin;  // kinetic energy (J)
   double energy_pot;  // gravitational potential energy, zero at the inertial origin (J)
@@ -73,8 +93,10 @@ typedef struct hy_data {
   void* work_;   // private workspace
 } hy_data;
 
-// Allocates the data of a model (everything a step needs) and resets it to the initial state.
-HY_API hy_status hy_data_make(const hy_model* m, hy_data** out);
+// Allocates the data of a model (everything a step needs) and resets it to the initial state
+// (loop closure, static equilibrium, initial pressures). On failure nothing is allocated and
+// err (nullable) says why, with the position in the model file where the cause is known.
+HY_API hy_status hy_data_make(const hy_model* m, hy_data** out, hy_error* err);
 HY_API void hy_data_free(hy_data* d);
 // Back to t = 0, z = z0, zd = zd0, counters cleared; calls hy_forward.
 HY_API hy_status hy_data_reset(const hy_model* m, hy_data* d);

@@ -104,7 +104,28 @@ typedef enum hy_cut_type {
 // Force elements between two markers.
 typedef enum hy_force_type {
   HY_FORCE_ACTUATOR = 0,  // force of given magnitude along the line a -> b; > 0 pushes apart
+  HY_FORCE_CYLINDER = 1,  // double-acting hydraulic cylinder (hydraulics: cylinders)
 } hy_force_type;
+
+// Oil bulk modulus as a function of pressure.
+typedef enum hy_bulk_law {
+  HY_BULK_CONSTANT = 0,  // B = B0
+  HY_BULK_LINEAR = 1,    // B = B0 + k p (k dimensionless, about 11 for mineral oil), p in Pa
+} hy_bulk_law;
+
+// Orifice law below the laminar limit dp_lim (above it Q = C sgn(dp) sqrt|dp|).
+typedef enum hy_laminar {
+  HY_LAMINAR_CUBIC = 0,   // Q = C sqrt(dp_lim) (5x - x^3)/4, x = dp/dp_lim: value and slope
+                          // continuous at dp_lim
+  HY_LAMINAR_LINEAR = 1,  // Q = C dp / sqrt(dp_lim), seed 003 Eq. 6 (slope halves at dp_lim)
+} hy_laminar;
+
+// How a cylinder's initial pressures are found.
+typedef enum hy_cyl_init {
+  HY_CYL_INIT_GIVEN = 0,        // the volumes' p0 are given; hydyn reports the force imbalance
+  HY_CYL_INIT_EQUILIBRIUM = 1,  // rod-side p0 given; piston side from static equilibrium
+                                // (seed 000 Sect. 5: p_A = (F + p_B A_B) / A_A)
+} hy_cyl_init;
 
 // How the equations of motion are formed and integrated.
 typedef enum hy_formulation {
@@ -134,6 +155,7 @@ typedef struct hy_option {
   hy_tangent tangent;         // Newton tangent of penalty and double-step
   double penalty;             // penalty factor alpha of Eq. 18 (N/m for point equations)
   double tol_pos;             // Newton convergence on positions (rad or m)
+  double tol_p;               // Newton convergence on pressures (Pa)
   int max_iter;               // Newton iteration cap per step
   double partition_rcond;     // double-step: re-select the partition when the dependent block's
                               // pivot ratio (min/max |U_ii| of its LU) falls below this fraction
@@ -142,7 +164,7 @@ typedef struct hy_option {
 
 // Defaults: gravity (0, -9.81, 0), dt = 1e-3 s, t_end = 10 s, RK4, tree formulation (a model
 // with cut joints defaults to penalty), analytic tangent, alpha = 1e11, tol_pos = 1e-7,
-// max_iter = 25, partition_rcond = 0.1.
+// tol_p = 1e-2, max_iter = 25, partition_rcond = 0.1.
 HY_API hy_option hy_option_default(void);
 
 // Names are at most this long, terminator included.

@@ -17,12 +17,20 @@
 #include "hydyn/names.h"
 #include "io/io.h"
 
+// Largest --max-iter, the bound the model file puts on solver.max_iterations.
+enum { MAX_ITER_LIMIT = 1000000 };
+
 // The command line of run, parsed.
 typedef struct run_args {
   const char* model;
   int has_t_end, has_dt, has_integrator;
   double t_end, dt;
   hy_integrator integrator;
+  int has_formulation, has_tangent, has_penalty, has_tol, has_max_iter;
+  hy_formulation formulation;
+  hy_tangent tangent;
+  double penalty, tol;
+  long max_iter;
   const char* out;  // NULL = <model name>.csv
   int no_out;
   long every;
@@ -40,13 +48,20 @@ void hy_cli_run_usage(FILE* fp) {
       "options (defaults come from the model's solver section):\n"
       "  --t-end SECONDS      end time (s), > 0\n"
       "  --dt SECONDS         time step (s), > 0; the run takes round(t_end/dt) steps\n"
-      "  --integrator NAME    euler | semi-euler | rk4\n"
+      "  --formulation NAME   tree | penalty | double-step; a model with cut joints needs\n"
+      "                       penalty or double-step, which step with the trapezoidal rule\n"
+      "                       and Newton-Raphson\n"
+      "  --integrator NAME    euler | semi-euler | rk4 (tree formulation only)\n"
+      "  --tangent NAME       analytic | fd: Newton tangent (penalty, double-step)\n"
+      "  --penalty ALPHA      penalty factor alpha (N/m), > 0 (penalty only)\n"
+      "  --tol POS            Newton tolerance on positions (rad or m), > 0\n"
+      "  --max-iter N         Newton iterations per step, 1 to 1000000\n"
       "  --out FILE           CSV file to write (default: <model name>.csv in the current\n"
       "                       directory); '-' writes to standard output\n"
       "  --no-out             write no CSV\n"
       "  --every N            record every N-th step (default 1); t = 0 and the last step are\n"
       "                       always recorded\n"
-      "  --quiet              no progress lines on standard error\n"
+      "  --quiet              no progress lines or notes on standard error\n"
       "  -h, --help           show this help\n"
       "\n"
       "Options may also be written --name=value. The summary goes to standard output, or to\n"
@@ -108,10 +123,13 @@ static int parse_args(int argc, char** argv, run_args* a) {
       continue;
     }
     // Options with a value: "--name value" or "--name=value".
-    static const char* const valued[] = {"--t-end", "--dt", "--integrator", "--out", "--every"};
+    static const char* const valued[] = {"--t-end", "--dt",          "--integrator", "--out",
+                                         "--every", "--formulation", "--tangent",    "--penalty",
+                                         "--tol",   "--max-iter"};
+    const int nvalued = (int)(sizeof valued / sizeof valued[0]);
     int opt = -1;
     const char* val = NULL;
-    for (int k = 0; k < 5 && opt < 0; k++) {
+    for (int k = 0; k < nvalued && opt < 0; k++) {
       size_t len = strlen(valued[k]);
       if (strncmp(arg, valued[k], len) != 0) continue;
       if (arg[len] == '\0') {
@@ -151,6 +169,40 @@ static int parse_args(int argc, char** argv, run_args* a) {
         if (parse_count(val, &a->every)) {
           return usage_error("invalid --every '%s': expected an integer >= 1", val);
         }
+        break;
+      case 5:
+        if (hy_formulation_parse(val, &a->formulation) != HY_OK) {
+          return usage_error("invalid --formulation '%s': expected tree, penalty or double-step",
+                             val);
+        }
+        a->has_formulation = 1;
+        break;
+      case 6:
+        if (hy_tangent_parse(val, &a->tangent) != HY_OK) {
+          return usage_error("invalid --tangent '%s': expected analytic or fd", val);
+        }
+        a->has_tangent = 1;
+        break;
+      case 7:
+        if (parse_positive(val, &a->penalty)) {
+          return usage_error("invalid --penalty '%s': expected a penalty factor > 0 (N/m)", val);
+        }
+        a->has_penalty = 1;
+        break;
+      case 8:
+        if (parse_positive(val, &a->tol)) {
+          return usage_error("invalid --tol '%s': expected a position tolerance > 0 (rad or m)",
+                             val);
+        }
+        a->has_tol = 1;
+        break;
+      case 9:
+        // the bound of the model file's max_iterations (docs/model-format.md)
+        if (parse_count(val, &a->max_iter) || a->max_iter > MAX_ITER_LIMIT) {
+          return usage_error("invalid --max-iter '%s': expected an integer from 1 to %d", val,
+                             MAX_ITER_LIMIT);
+        }
+        a->has_max_iter = 1;
         break;
       default:
         return usage_error("unknown option '%s'", arg);
@@ -212,14 +264,93 @@ static void default_csv_path(const hy_model* m, const char* fallback, char* buf,
 typedef struct run_totals {
   long long steps;
   double wall;
-  double e0;     // hy_energy_total at t = 0 (J)
-  double drift;  // max |E_total - e0| over all steps (J)
-  double scale;  // max |E_kin| + |E_pot| seen (J)
+  double e0;        // hy_energy_total at t = 0 (J)
+  double drift;     // max |E_total - e0| over all steps (J)
+  double scale;     // max |E_kin| + |E_pot| seen (J)
+  double epot0;     // E_pot at t = 0 (J)
+  double released;  // max of E_pot(0) - E_pot(t) over all steps (J): potential energy set free
 } run_totals;
 
 static void track_energy(const hy_data* d, run_totals* r) {
   r->drift = fmax(r->drift, fabs(hy_energy_total(d) - r->e0));
   r->scale = fmax(r->scale, fabs(d->energy_kin) + fabs(d->energy_pot));
+  r->released = fmax(r->released, r->epot0 - d->energy_pot);
+}
+
+// Copies the solver options given on the command line into the model. Returns -1 to go on, else
+// the exit status of a usage error.
+static int apply_options(const run_args* a, hy_model* m, const char* what) {
+  if (a->has_t_end) m->opt.t_end = a->t_end;
+  if (a->has_dt) m->opt.dt = a->dt;
+  if (a->has_integrator) m->opt.integrator = a->integrator;
+  if (a->has_tangent) m->opt.tangent = a->tangent;
+  if (a->has_penalty) m->opt.penalty = a->penalty;
+  if (a->has_tol) m->opt.tol_pos = a->tol;
+  if (a->has_max_iter) m->opt.max_iter = (int)a->max_iter;
+  if (a->has_formulation) {
+    // The tree formulation integrates M' zdd = Q' of the open tree: cut joints would simply be
+    // ignored, so a closed-loop model run that way would be silently wrong.
+    const int ncut = m->sizes.ncut;
+    if (a->formulation == HY_FORM_TREE && ncut > 0) {
+      return usage_error("model %s has %d cut joint%s: use penalty or double-step",
+                         m->name[0] ? m->name : what, ncut, ncut == 1 ? "" : "s");
+    }
+    m->opt.formulation = a->formulation;
+  }
+  return -1;
+}
+
+// Options that were given but that the formulation does not read: said, so that a user comparing
+// runs does not believe they changed something.
+static void note_unused_options(const run_args* a, const hy_model* m) {
+  const hy_formulation form = m->opt.formulation;
+  if (form != HY_FORM_TREE && a->has_integrator) {
+    fprintf(stderr,
+            "note: --integrator applies to the tree formulation only; %s steps with the "
+            "trapezoidal rule\n",
+            hy_formulation_name(form));
+  }
+  if (form == HY_FORM_TREE) {
+    const int given[4] = {a->has_tangent, a->has_penalty, a->has_tol, a->has_max_iter};
+    static const char* const names[4] = {"--tangent", "--penalty", "--tol", "--max-iter"};
+    for (int k = 0; k < 4; k++) {
+      if (given[k]) {
+        fprintf(stderr, "note: %s has no effect with the tree formulation (no Newton iteration)\n",
+                names[k]);
+      }
+    }
+  }
+  if (form == HY_FORM_DOUBLE_STEP && a->has_penalty) {
+    fputs("note: --penalty applies to the penalty formulation only\n", stderr);
+  }
+}
+
+// What hy_data_make found at t = 0 and a user should know before trusting the results.
+static void note_initial_state(const hy_model* m, const hy_data* d) {
+  for (int k = 0; k < m->sizes.nfrc; k++) {
+    if (!m->frc_equilibrium[k]) continue;
+    // frc_static is scaled by the element's signal like a fixed value: the force that holds the
+    // mechanism at t = 0 is the product.
+    double f = d->frc_static[k];
+    if (m->frc_sig[k] >= 0) f *= hy_signal_eval(m, m->frc_sig[k], 0.0);
+    fprintf(stderr, "note: force '%s' holds the initial configuration with %.7g N (%s)\n",
+            m->frc_name + (size_t)k * HY_NAME_MAX, f,
+            f > 0 ? "push" : (f < 0 ? "pull" : "no force needed"));
+  }
+  // Closing loops that are already closed still moves the coordinates by round-off; only a
+  // shift above that says the model's z0 did not quite fit the loops.
+  double zmax = 1;
+  for (int i = 0; i < m->sizes.nz; i++) zmax = fmax(zmax, fabs(d->z[i]));
+  if (d->assembly_shift > 64 * DBL_EPSILON * zmax) {
+    fprintf(stderr, "note: closing the loops moved the coordinates by up to %.3g rad/m\n",
+            d->assembly_shift);
+  }
+  if (m->sizes.neq > 0 && d->rank < m->sizes.neq) {
+    const int nred = m->sizes.neq - d->rank;
+    fprintf(stderr,
+            "note: %d of the %d loop-closure equations %s redundant (Jacobian rank %d at t = 0)\n",
+            nred, m->sizes.neq, nred == 1 ? "is" : "are", d->rank);
+  }
 }
 
 // The stepping loop. Returns an exit status; *r holds what was done.
@@ -227,6 +358,7 @@ static int simulate(const hy_model* m, hy_data* d, hy_csv* csv, long long nstep,
                     int quiet, run_totals* r) {
   const double t_end = m->opt.t_end;
   r->e0 = hy_energy_total(d);
+  r->epot0 = d->energy_pot;
   track_energy(d, r);
   if (csv && hy_csv_write(csv, m, d) != HY_OK) {
     fprintf(stderr, "hydyn: writing the CSV failed at t = 0\n");
@@ -277,6 +409,39 @@ static int simulate(const hy_model* m, hy_data* d, hy_csv* csv, long long nstep,
   return HY_CLI_OK;
 }
 
+// The one-line key=value summary (docs/cli.md lists the keys). Keys that do not apply to the
+// run are left out rather than printed as 0, so a present key always means something.
+static void print_summary(FILE* fp, const hy_model* m, const hy_data* d, const run_totals* r,
+                          const char* what, const char* out) {
+  const hy_formulation form = m->opt.formulation;
+  const double dt = m->opt.dt;
+  const double sim_time = (double)r->steps * dt;
+  const double rtf = r->wall > 0 ? sim_time / r->wall : INFINITY;
+  // penalty and double-step always use the trapezoidal rule (opt.integrator is not read)
+  const char* integ = form == HY_FORM_TREE ? hy_integrator_name(m->opt.integrator) : "trapezoidal";
+  fprintf(fp,
+          "summary: model=%s formulation=%s integrator=%s dt=%g t_end=%g steps=%lld wall=%.4g s "
+          "rtf=%.4g",
+          m->name[0] ? m->name : what, hy_formulation_name(form), integ, dt, m->opt.t_end, r->steps,
+          r->wall, rtf);
+  if (form != HY_FORM_TREE) {
+    const long n = d->stats.nstep;
+    fprintf(fp, " iter_mean=%.3g iter_max=%d", n > 0 ? (double)d->stats.niter / (double)n : 0.0,
+            d->stats.niter_max);
+  }
+  if (m->sizes.ncut > 0) fprintf(fp, " violation_max=%.3g m", d->stats.violation_max);
+  if (form == HY_FORM_DOUBLE_STEP) fprintf(fp, " partitions=%ld", d->stats.npartition);
+  fprintf(fp, " energy_drift=%.3g J energy_drift_rel=%.3g", r->drift,
+          r->drift / fmax(r->scale, DBL_MIN));
+  // Drift as a share of the potential energy the motion set free, the seed's way of quoting it
+  // (docs/cli.md). A held model frees only round-off (1e-15 of the energies), and a drift over
+  // that would be a meaningless percentage: below 1e-6 of the energy scale it is not printed.
+  if (r->released > 1e-6 * r->scale) {
+    fprintf(fp, " energy_drift_pct_pot=%.3g", 100.0 * r->drift / r->released);
+  }
+  fprintf(fp, " csv=%s\n", out ? out : "none");
+}
+
 int hy_cli_run(int argc, char** argv) {
   run_args a = {.every = 1};
   int rc = parse_args(argc, argv, &a);
@@ -285,9 +450,11 @@ int hy_cli_run(int argc, char** argv) {
   hy_model* m = NULL;
   rc = load_model(a.model, &m);
   if (rc != HY_CLI_OK) return rc;
-  if (a.has_t_end) m->opt.t_end = a.t_end;
-  if (a.has_dt) m->opt.dt = a.dt;
-  if (a.has_integrator) m->opt.integrator = a.integrator;
+  rc = apply_options(&a, m, a.model);
+  if (rc >= 0) {
+    hy_model_free(m);
+    return rc;
+  }
 
   const double dt = m->opt.dt, t_end = m->opt.t_end;
   // Options given on the command line are already checked; these guard the model's own values.
@@ -307,9 +474,16 @@ int hy_cli_run(int argc, char** argv) {
   }
 
   hy_data* d = NULL;
-  hy_status s = hy_data_make(m, &d);
+  hy_error make_err;
+  memset(&make_err, 0, sizeof make_err);
+  hy_status s = hy_data_make(m, &d, &make_err);
   if (s != HY_OK) {
-    fprintf(stderr, "hydyn: cannot set up the simulation of '%s': %s\n", a.model, hy_status_str(s));
+    if (make_err.msg[0]) {
+      print_error(&make_err);
+    } else {
+      fprintf(stderr, "hydyn: cannot set up the simulation of '%s': %s\n", a.model,
+              hy_status_str(s));
+    }
     hy_model_free(m);
     return HY_CLI_FAIL;
   }
@@ -337,22 +511,18 @@ int hy_cli_run(int argc, char** argv) {
   }
   const int csv_stdout = out && strcmp(out, "-") == 0;
 
+  if (!a.quiet) {
+    note_unused_options(&a, m);
+    note_initial_state(m, d);
+  }
+
   run_totals r = {0};
   rc = simulate(m, d, csv, nstep, a.every, a.quiet, &r);
   if (hy_csv_close(csv) != HY_OK && rc == HY_CLI_OK) {
     fprintf(stderr, "hydyn: writing '%s' failed\n", out);
     rc = HY_CLI_FAIL;
   }
-  if (rc == HY_CLI_OK) {
-    FILE* fp = csv_stdout ? stderr : stdout;
-    const double sim_time = (double)r.steps * dt;
-    const double rtf = r.wall > 0 ? sim_time / r.wall : INFINITY;
-    fprintf(fp,
-            "summary: model=%s integrator=%s dt=%g t_end=%g steps=%lld wall=%.4g s rtf=%.4g "
-            "energy_drift=%.3g J energy_drift_rel=%.3g csv=%s\n",
-            m->name[0] ? m->name : a.model, hy_integrator_name(m->opt.integrator), dt, t_end,
-            r.steps, r.wall, rtf, r.drift, r.drift / fmax(r.scale, DBL_MIN), out ? out : "none");
-  }
+  if (rc == HY_CLI_OK) print_summary(csv_stdout ? stderr : stdout, m, d, &r, a.model, out);
   hy_data_free(d);
   hy_model_free(m);
   return rc;

@@ -97,6 +97,7 @@ hy_option hy_option_default(void) {
       .tangent = HY_TANGENT_ANALYTIC,
       .penalty = 1e11,  // seed 000 Sect. 5
       .tol_pos = 1e-7,  // seed 000 Sect. 5
+      .tol_p = 1e-2,    // seed 000 Sect. 5
       .max_iter = 25,
       .partition_rcond = 0.1,
   };

@@ -10,12 +10,15 @@
 
 size_t hy_form_work_doubles(const hy_model* m) {
   const size_t nz = (size_t)m->sizes.nz, neq = (size_t)m->sizes.neq;
-  const size_t nf = (size_t)m->sizes.nfrc;
+  const size_t nf = (size_t)m->sizes.nfrc, nv = (size_t)m->sizes.nvol;
   return 6 * nz + neq             // z_k, zd_k, zdd_k, hat_zd, hat_zdd, zdd_trap, lam_k
-         + 3 * nz * nz            // A, Rz, Mr
+         + 4 * nz * nz            // A, Rz, Mr, W
          + 3 * nz                 // vec, vec2, S
          + neq * neq + neq * nz   // Pd, full
-         + nz * (nf + 3);         // G, one point Jacobian
+         + nz * (nf + 3)          // G, one point Jacobian
+         + hy_hyd_work_size(m)    // hydraulic derivatives
+         + 4 * nv + (size_t)m->sizes.nvlv      // p_k, pd_k, hat_pd, pd_trap, U_k
+         + (size_t)m->sizes.ncyl * nz;         // jac_s
 }
 
 size_t hy_form_work_ints(const hy_model* m) {
@@ -24,13 +27,20 @@ size_t hy_form_work_ints(const hy_model* m) {
 
 void hy_form_work_bind(const hy_model* m, hy_form_work* fw, double* p, int* q) {
   const size_t nz = (size_t)m->sizes.nz, neq = (size_t)m->sizes.neq;
-  const size_t nf = (size_t)m->sizes.nfrc;
+  const size_t nf = (size_t)m->sizes.nfrc, nv = (size_t)m->sizes.nvol;
   double** dfields[] = {&fw->z_k, &fw->zd_k, &fw->zdd_k, &fw->hat_zd, &fw->hat_zdd,
                         &fw->zdd_trap, &fw->vec, &fw->vec2, &fw->S};
   for (size_t i = 0; i < sizeof dfields / sizeof dfields[0]; i++) {
     *dfields[i] = p;
     p += nz;
   }
+  double** vfields[] = {&fw->p_k, &fw->pd_k, &fw->hat_pd, &fw->pd_trap};
+  for (size_t i = 0; i < sizeof vfields / sizeof vfields[0]; i++) {
+    *vfields[i] = p;
+    p += nv;
+  }
+  fw->U_k = p;
+  p += (size_t)m->sizes.nvlv;
   fw->lam_k = p;
   p += neq;
   fw->A = p;
@@ -39,6 +49,8 @@ void hy_form_work_bind(const hy_model* m, hy_form_work* fw, double* p, int* q) {
   p += nz * nz;
   fw->Mr = p;
   p += nz * nz;
+  fw->W = p;
+  p += nz * nz;
   fw->Pd = p;
   p += neq * neq;
   fw->full = p;
@@ -46,6 +58,10 @@ void hy_form_work_bind(const hy_model* m, hy_form_work* fw, double* p, int* q) {
   fw->G = p;
   p += nz * nf;
   fw->jac = p;
+  p += 3 * nz;
+  fw->jac_s = p;
+  p += (size_t)m->sizes.ncyl * nz;
+  hy_hyd_work_bind(m, &fw->hyd, p);
   fw->piv = q;
   q += nz;
   fw->cperm = q;
@@ -59,27 +75,68 @@ void hy_form_work_bind(const hy_model* m, hy_form_work* fw, double* p, int* q) {
 
 void hy_form_forces(const hy_model* m, hy_data* d) {
   for (int k = 0; k < m->sizes.nfrc; k++) {
+    if (m->frc_type[k] == HY_FORCE_CYLINDER) continue;  // set by the hydraulics
     double f = m->frc_equilibrium[k] ? d->frc_static[k] : m->frc_value[k];
     if (m->frc_sig[k] >= 0) f *= hy_signal_eval(m, m->frc_sig[k], d->time);
     d->frc_force[k] = f;
   }
 }
 
-void hy_form_evaluate(const hy_model* m, hy_data* d, hy_mech_work* mw) {
+void hy_form_evaluate(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_work* hw) {
   hy_mech_kinematics(m, d, mw);
   if (m->sizes.neq > 0) hy_mech_constraints(m, d, mw);
   hy_mech_force_geometry(m, d);
+  if (m->sizes.nvol + m->sizes.nvlv + m->sizes.ncyl > 0) hy_hyd_evaluate(m, d, hw);
   hy_form_forces(m, d);
   hy_mech_dynamics(m, d, mw);
   hy_mech_energy(m, d);
 }
 
+void hy_form_cylinder_jacobians(const hy_model* m, hy_data* d, hy_form_work* fw) {
+  const int nz = m->sizes.nz;
+  for (int c = 0; c < m->sizes.ncyl; c++) {
+    const int k = m->cyl_frc[c];
+    double* row = fw->jac_s + (size_t)c * nz;
+    memset(row, 0, sizeof(double) * (size_t)nz);
+    const int ends[2] = {m->frc_mrk_b[k], m->frc_mrk_a[k]};
+    for (int e = 0; e < 2; e++) {
+      const int mk = ends[e];
+      if (m->mrk_body[mk] < 0) continue;
+      hy_mech_point_jacobian(m, d, m->mrk_body[mk], d->mrk_pos + 3 * mk, fw->jac);
+      const double sign = e == 0 ? 1.0 : -1.0;
+      for (int i = 0; i < nz; i++) {
+        for (int a = 0; a < 3; a++) row[i] += sign * d->frc_dir[3 * k + a] * fw->jac[a * nz + i];
+      }
+    }
+  }
+}
+
+void hy_form_cylinder_matrix(const hy_model* m, const hy_data* d, hy_form_work* fw, double dt,
+                             double* W) {
+  // W = M' + dt/2 C + dt^2/4 K with C, K of the cylinders: their force depends on s_dot
+  // (viscosity, damper damping) and at fixed pressures on s (damper stiffness), along d|s|/dz
+  const int nz = m->sizes.nz;
+  memcpy(W, d->M, sizeof(double) * (size_t)nz * (size_t)nz);
+  for (int c = 0; c < m->sizes.ncyl; c++) {
+    const double k = -0.5 * dt * fw->hyd.dF_dsd[c] - 0.25 * dt * dt * fw->hyd.dF_ds[c];
+    if (k == 0) continue;
+    const double* js = fw->jac_s + (size_t)c * nz;
+    for (int i = 0; i < nz; i++) {
+      if (js[i] == 0) continue;
+      for (int j = 0; j < nz; j++) W[i * nz + j] += k * js[i] * js[j];
+    }
+  }
+}
+
 //----- initial state -------------------------------------------------------------------------
 
-// Static forces of the `equilibrium` elements by virtual work over the independent coordinates:
-// with zd = 0, R_z^T (Q'_0 + sum_k F_k g_k) = 0, where Q'_0 holds gravity, loads and the other
-// forces and g_k is the generalized force of a unit force of element k. One equation per degree
-// of freedom, so there must be as many equilibrium elements as degrees of freedom.
+// Static forces of the `equilibrium` elements (actuators and cylinders initialised from
+// equilibrium) by virtual work over the independent coordinates: with zd = 0,
+// R_z^T (Q'_0 + sum_k F_k g_k) = 0, where Q'_0 holds gravity, loads and the other forces and g_k
+// is the generalized force of a unit force of element k. With as many elements as degrees of
+// freedom the system is square; with fewer it is solved in the least-squares sense (the
+// remaining degrees of freedom must already be at rest, like the crane's hanging load), and
+// d->static_residual says how well that holds.
 static hy_status equilibrium_forces(const hy_model* m, hy_data* d, hy_form_work* fw,
                                     hy_mech_work* mw) {
   const int nz = m->sizes.nz, f = d->ndof;
@@ -89,25 +146,32 @@ static hy_status equilibrium_forces(const hy_model* m, hy_data* d, hy_form_work*
     neqf += m->frc_equilibrium[k] != 0;
   }
   if (neqf == 0) return HY_OK;
-  if (neqf > 64) {
-    return HY_FAIL(&d->err, HY_ERR_MODEL, "more than 64 force elements with force: equilibrium");
-  }
-  if (neqf != f) {
+  if (neqf > 64 || neqf > f) {
     return HY_FAIL(&d->err, HY_ERR_MODEL,
-                   "%d force element(s) with force: equilibrium, but the mechanism has %d "
-                   "degree(s) of freedom: a static equilibrium needs one force per degree of "
-                   "freedom", neqf, f);
+                   "%d force elements are to hold the initial configuration (force: "
+                   "equilibrium or initial: equilibrium), but the mechanism has %d degree(s) of "
+                   "freedom: at most one per degree of freedom", neqf, f);
   }
   memcpy(fw->vec2, d->zd, sizeof(double) * (size_t)nz);
   memset(d->zd, 0, sizeof(double) * (size_t)nz);
-  hy_form_evaluate(m, d, mw);
+  // Q'_0: every force but the unknown ones
+  hy_mech_kinematics(m, d, mw);
+  if (m->sizes.neq > 0) hy_mech_constraints(m, d, mw);
+  hy_mech_force_geometry(m, d);
+  if (m->sizes.nvol + m->sizes.nvlv + m->sizes.ncyl > 0) hy_hyd_evaluate(m, d, NULL);
+  hy_form_forces(m, d);
+  for (int k = 0; k < m->sizes.nfrc; k++) {
+    if (m->frc_equilibrium[k]) d->frc_force[k] = 0;
+  }
+  hy_mech_dynamics(m, d, mw);
   if (m->sizes.neq > 0 && hy_form_factor_dependent(m, d, fw) != HY_OK) {
     memcpy(d->zd, fw->vec2, sizeof(double) * (size_t)nz);
     return HY_FAIL(&d->err, HY_ERR_SINGULAR, "the loop-closure Jacobian is singular at t = 0");
   }
   hy_form_velocity_transform(m, d, fw);
-  // square system E F = -R_z^T Q'_0, E[:, e] = R_z^T g_k; built in fw->Mr
-  double* E = fw->Mr;
+  // E F = -R_z^T Q'_0 with E[:, e] = R_z^T g_k (f x neqf), in least squares: E^T E F = E^T rhs
+  double* E = fw->G;  // the g_k are kept in fw->W meanwhile
+  double* g_all = fw->W;
   double* rhs = fw->S;  // S is zero at rest and not needed here
   for (int a = 0; a < f; a++) {
     double s = 0;
@@ -119,7 +183,7 @@ static hy_status equilibrium_forces(const hy_model* m, hy_data* d, hy_form_work*
   for (int k = 0; k < m->sizes.nfrc && e < 64; k++) {
     if (!m->frc_equilibrium[k]) continue;
     which[e] = k;
-    double* g = fw->G + (size_t)e * nz;
+    double* g = g_all + (size_t)e * nz;
     memset(g, 0, sizeof(double) * (size_t)nz);
     const int ends[2] = {m->frc_mrk_b[k], m->frc_mrk_a[k]};
     for (int s = 0; s < 2; s++) {
@@ -133,32 +197,63 @@ static hy_status equilibrium_forces(const hy_model* m, hy_data* d, hy_form_work*
     for (int a = 0; a < f; a++) {
       double s = 0;
       for (int i = 0; i < nz; i++) s += fw->Rz[i * f + a] * g[i];
-      E[a * f + e] = s;
+      E[a * neqf + e] = s;
     }
     e++;
   }
+  double* N = fw->Mr;  // E^T E (neqf x neqf)
+  double* b = fw->vec;
+  for (int i = 0; i < neqf; i++) {
+    double s = 0;
+    for (int a = 0; a < f; a++) s += E[a * neqf + i] * rhs[a];
+    b[i] = s;
+    for (int j = 0; j < neqf; j++) {
+      double v = 0;
+      for (int a = 0; a < f; a++) v += E[a * neqf + i] * E[a * neqf + j];
+      N[i * neqf + j] = v;
+    }
+  }
   int col = -1;
-  hy_status st = hy_lu_factor(f, E, fw->piv, &col);
+  hy_status st = hy_lu_factor(neqf, N, fw->piv, &col);
   memcpy(d->zd, fw->vec2, sizeof(double) * (size_t)nz);
   if (st != HY_OK) {
     return HY_FAIL(&d->err, HY_ERR_MODEL,
                    "force element '%s' cannot hold the mechanism: its line of action does no "
-                   "virtual work on the degrees of freedom",
+                   "virtual work on the degrees of freedom, or repeats another's",
                    m->frc_name + (size_t)which[col < 0 ? 0 : col] * HY_NAME_MAX);
   }
-  hy_lu_solve(f, E, fw->piv, rhs);
-  for (int a = 0; a < f; a++) {
-    const int k = which[a];
+  hy_lu_solve(neqf, N, fw->piv, b);
+  for (int i = 0; i < neqf; i++) {
+    const int k = which[i];
     double scale = 1;
-    if (m->frc_sig[k] >= 0) scale = hy_signal_eval(m, m->frc_sig[k], 0.0);
+    if (m->frc_type[k] != HY_FORCE_CYLINDER && m->frc_sig[k] >= 0) {
+      scale = hy_signal_eval(m, m->frc_sig[k], 0.0);
+    }
     if (scale == 0) {
       return HY_FAIL(&d->err, HY_ERR_MODEL,
                      "force element '%s': its signal is zero at t = 0, so no force can be "
                      "scaled to hold the mechanism", m->frc_name + (size_t)k * HY_NAME_MAX);
     }
-    d->frc_static[k] = rhs[a] / scale;
+    d->frc_static[k] = b[i] / scale;
   }
   return HY_OK;
+}
+
+// Largest generalized force R_z^T Q' left with zd = 0 at the current positions and forces.
+static void static_residual(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw) {
+  const int nz = m->sizes.nz, f = d->ndof;
+  memcpy(fw->vec2, d->zd, sizeof(double) * (size_t)nz);
+  memset(d->zd, 0, sizeof(double) * (size_t)nz);
+  hy_form_evaluate(m, d, mw, NULL);
+  if (m->sizes.neq > 0) hy_form_factor_dependent(m, d, fw);
+  hy_form_velocity_transform(m, d, fw);
+  d->static_residual = 0;
+  for (int a = 0; a < f; a++) {
+    double s = 0;
+    for (int i = 0; i < nz; i++) s += fw->Rz[i * f + a] * d->Q[i];
+    d->static_residual = fmax(d->static_residual, fabs(s));
+  }
+  memcpy(d->zd, fw->vec2, sizeof(double) * (size_t)nz);
 }
 
 // Multipliers that reproduce the constraint reactions of the current accelerations:
@@ -198,7 +293,7 @@ static hy_status reaction_multipliers(const hy_model* m, hy_data* d, hy_form_wor
 }
 
 hy_status hy_form_forward(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw) {
-  hy_form_evaluate(m, d, mw);
+  hy_form_evaluate(m, d, mw, NULL);
   if (m->opt.formulation == HY_FORM_TREE) return hy_mech_accelerations(m, d, mw);
   if (m->sizes.neq > 0 && hy_form_factor_dependent(m, d, fw) != HY_OK) {
     return HY_FAIL(&d->err, HY_ERR_SINGULAR,
@@ -209,11 +304,44 @@ hy_status hy_form_forward(const hy_model* m, hy_data* d, hy_form_work* fw, hy_me
   return hy_form_reduced_accelerations(m, d, fw);
 }
 
+// A cylinder's geometry must make sense in the initial configuration: its markers apart and
+// both chambers of positive length.
+static hy_status check_cylinders(const hy_model* m, hy_data* d) {
+  for (int c = 0; c < m->sizes.ncyl; c++) {
+    const int k = m->cyl_frc[c];
+    const hy_srcpos pos = m->frc_pos[k];
+    const char* name = m->frc_name + (size_t)k * HY_NAME_MAX;
+    if (d->frc_len[k] < 1e-9) {
+      return hy_error_set_src(&d->err, HY_ERR_MODEL, m->path, pos.line, pos.col,
+                              "cylinder '%s': its markers coincide in the initial configuration "
+                              "(length %.3g m)", name, d->frc_len[k]);
+    }
+    if (!(d->cyl_len_a[c] > 0) || !(d->cyl_len_b[c] > 0)) {
+      return hy_error_set_src(&d->err, HY_ERR_MODEL, m->path, pos.line, pos.col,
+                              "cylinder '%s': chamber lengths at t = 0 are %.4g m (piston side) "
+                              "and %.4g m (rod side) for the actuator length %.4g m; both must "
+                              "be positive: check stroke and dead_length", name,
+                              d->cyl_len_a[c], d->cyl_len_b[c], d->frc_len[k]);
+    }
+  }
+  return HY_OK;
+}
+
 hy_status hy_form_init(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw) {
   const int nz = m->sizes.nz;
+  if (m->opt.formulation == HY_FORM_TREE && m->sizes.nvol + m->sizes.nvlv > 0) {
+    return HY_FAIL(&d->err, HY_ERR_MODEL,
+                   "the tree formulation integrates mechanics only: a model with hydraulics "
+                   "needs formulation penalty or double-step");
+  }
   d->stats.npartition = 0;
   d->assembly_shift = 0;
-  hy_form_evaluate(m, d, mw);
+  d->static_residual = 0;
+  d->work_hyd = d->diss_visc = d->work_damp = 0;
+  // pressures known so far (the rest follow from the equilibrium below), spools
+  for (int v = 0; v < m->sizes.nvol; v++) d->p[v] = isnan(m->vol_p0[v]) ? 0 : m->vol_p0[v];
+  for (int v = 0; v < m->sizes.nvlv; v++) d->U[v] = m->vlv_U0[v];
+  hy_form_evaluate(m, d, mw, NULL);
   // choose the partition, close the loops from the given coordinates keeping the independent
   // ones, and choose again at the closed configuration
   hy_form_select_partition(m, d, fw);
@@ -230,7 +358,7 @@ hy_status hy_form_init(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_
     for (int i = 0; i < nz; i++) {
       d->assembly_shift = fmax(d->assembly_shift, fabs(d->z[i] - fw->z_k[i]));
     }
-    hy_form_evaluate(m, d, mw);
+    hy_form_evaluate(m, d, mw, NULL);
     hy_form_select_partition(m, d, fw);
     d->rank = fw->nsel;
     HY_TRY(hy_form_select_initial_partition(m, d, fw));
@@ -241,7 +369,19 @@ hy_status hy_form_init(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_
     fw->pivot_ratio_sel = fw->pivot_ratio;
     hy_form_close_velocities(m, d, fw);
   }
+  if (m->sizes.ncyl > 0) {
+    hy_form_evaluate(m, d, mw, NULL);
+    HY_TRY(check_cylinders(m, d));
+  }
   HY_TRY(equilibrium_forces(m, d, fw, mw));
+  if (m->sizes.nvol > 0) {
+    hy_status st = hy_hyd_initial_state(m, d);
+    if (st != HY_OK) {
+      d->err.code = st;
+      return st;
+    }
+  }
+  static_residual(m, d, fw, mw);
   if (m->opt.formulation == HY_FORM_TREE) return HY_OK;
   HY_TRY(hy_form_forward(m, d, fw, mw));
   if (m->opt.formulation == HY_FORM_PENALTY) HY_TRY(reaction_multipliers(m, d, fw));
@@ -250,29 +390,121 @@ hy_status hy_form_init(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_
 
 //----- the trapezoidal-Newton problem --------------------------------------------------------
 
-int hy_form_nx(const hy_model* m, const hy_data* d) {
+static int nmech(const hy_model* m, const hy_data* d) {
   return m->opt.formulation == HY_FORM_DOUBLE_STEP ? d->ndof : m->sizes.nz;
 }
 
+int hy_form_nx(const hy_model* m, const hy_data* d) { return nmech(m, d) + m->sizes.nvol; }
+
+double hy_form_tol(const hy_model* m, const hy_data* d, int i) {
+  return i < nmech(m, d) ? m->opt.tol_pos : m->opt.tol_p;
+}
+
+const char* hy_form_unknown_name(const hy_model* m, const hy_data* d, int i, int* is_pressure) {
+  const int nm = nmech(m, d);
+  *is_pressure = i >= nm;
+  if (i >= nm) return m->vol_name + (size_t)(i - nm) * HY_NAME_MAX;
+  const int z = m->opt.formulation == HY_FORM_DOUBLE_STEP ? d->part[i] : i;
+  for (int j = 0; j < m->sizes.nbody; j++) {
+    if (m->jnt_zadr[j] == z) return m->jnt_name + (size_t)j * HY_NAME_MAX;
+  }
+  return "?";
+}
+
 void hy_form_step_begin(const hy_model* m, hy_data* d, hy_form_work* fw, double dt, double* x) {
-  const int nz = m->sizes.nz;
+  const int nz = m->sizes.nz, nv = m->sizes.nvol;
   fw->dt = dt;
   fw->lam_pending = 0;
   memcpy(fw->z_k, d->z, sizeof(double) * (size_t)nz);
   memcpy(fw->zd_k, d->zd, sizeof(double) * (size_t)nz);
   memcpy(fw->zdd_k, d->zdd, sizeof(double) * (size_t)nz);
   memcpy(fw->lam_k, d->lam, sizeof(double) * (size_t)m->sizes.neq);
-  // Eq. 34, and the predictor z + dt zd + dt^2/2 zdd of Sect. 4 for every coordinate
+  memcpy(fw->p_k, d->p, sizeof(double) * (size_t)nv);
+  memcpy(fw->pd_k, d->pd, sizeof(double) * (size_t)nv);
+  memcpy(fw->U_k, d->U, sizeof(double) * (size_t)m->sizes.nvlv);
+  // Eq. 34, and the predictors z + dt zd + dt^2/2 zdd and p + dt p_dot of Sect. 4
   for (int i = 0; i < nz; i++) {
     const double z = d->z[i], zd = d->zd[i], zdd = d->zdd[i];
     fw->hat_zd[i] = -(2 / dt * z + zd);
     fw->hat_zdd[i] = -(4 / (dt * dt) * z + 4 / dt * zd + zdd);
     d->z[i] = z + dt * zd + 0.5 * dt * dt * zdd;
   }
+  const int nm = nmech(m, d);
   if (m->opt.formulation == HY_FORM_DOUBLE_STEP) {
-    for (int c = 0; c < d->ndof; c++) x[c] = d->z[d->part[c]];
+    for (int c = 0; c < nm; c++) x[c] = d->z[d->part[c]];
   } else {
     memcpy(x, d->z, sizeof(double) * (size_t)nz);
+  }
+  for (int v = 0; v < nv; v++) {
+    fw->hat_pd[v] = -(2 / dt * d->p[v] + d->pd[v]);
+    x[nm + v] = d->p[v] + dt * d->pd[v];
+  }
+  // the spools obey a linear equation of their own: the trapezoidal rule solves it directly
+  if (m->sizes.nvlv > 0) hy_hyd_spool_step(m, fw->U_k, d->time, dt, d->U);
+}
+
+void hy_form_set_pressures(const hy_model* m, hy_data* d, hy_form_work* fw, const double* xp) {
+  const double dt = fw->dt;
+  for (int v = 0; v < m->sizes.nvol; v++) {
+    d->p[v] = xp[v];
+    fw->pd_trap[v] = 2 / dt * xp[v] + fw->hat_pd[v];  // Eq. 33
+  }
+}
+
+void hy_form_pressure_rows(const hy_model* m, hy_data* d, hy_form_work* fw, double* fp) {
+  // Eqs. 38-39, pressure block, scaled by 2/dt so that its diagonal is about one:
+  // dt/2 (p_dot_trap - h)
+  const double s = 0.5 * fw->dt;
+  for (int v = 0; v < m->sizes.nvol; v++) fp[v] = s * (fw->pd_trap[v] - d->pd[v]);
+}
+
+void hy_form_hyd_tangent(const hy_model* m, const hy_form_work* fw, const double* Rz, int ncol,
+                         double* J, int nx) {
+  // Blocks of the tangent that involve pressures; the z columns are multiplied by Rz (nz x
+  // ncol) when given (double-step). Mechanical rows: f_z = dt^2/4 (... - J_s^T F), so
+  // df_z/dp = -dt^2/4 J_s^T dF/dp. Pressure rows: f_p = dt/2 (2/dt p + hat - h(p, s, s_dot)), so
+  // df_p/dp = I - dt/2 dh/dp and df_p/dz = -dt/2 (dh/ds + 2/dt dh/ds_dot) J_s (the change of
+  // J_s with z is left out).
+  const int nz = m->sizes.nz, nv = m->sizes.nvol, nc = m->sizes.ncyl;
+  const double dt = fw->dt;
+  const hy_hyd_work* hw = &fw->hyd;
+  for (int v = 0; v < nv; v++) {
+    double* row = J + (size_t)(ncol + v) * nx;
+    for (int w = 0; w < nv; w++) row[ncol + w] = (v == w ? 1.0 : 0.0) - 0.5 * dt * hw->dpd_dp[v * nv + w];
+    for (int c = 0; c < ncol; c++) row[c] = 0;
+    for (int cy = 0; cy < nc; cy++) {
+      const double g = -0.5 * dt * (hw->dpd_ds[v * nc + cy] + 2 / dt * hw->dpd_dsd[v * nc + cy]);
+      if (g == 0) continue;
+      const double* js = fw->jac_s + (size_t)cy * nz;
+      for (int c = 0; c < ncol; c++) {
+        double jr;
+        if (Rz) {
+          jr = 0;
+          for (int i = 0; i < nz; i++) jr += js[i] * Rz[i * ncol + c];
+        } else {
+          jr = js[c];
+        }
+        row[c] += g * jr;
+      }
+    }
+  }
+  for (int r = 0; r < ncol; r++) {
+    double* row = J + (size_t)r * nx;
+    for (int w = 0; w < nv; w++) {
+      double s = 0;
+      for (int cy = 0; cy < nc; cy++) {
+        const double* js = fw->jac_s + (size_t)cy * nz;
+        double jr;
+        if (Rz) {
+          jr = 0;
+          for (int i = 0; i < nz; i++) jr += js[i] * Rz[i * ncol + r];
+        } else {
+          jr = js[r];
+        }
+        s += jr * hw->dF_dp[cy * nv + w];
+      }
+      row[ncol + w] = -0.25 * dt * dt * s;
+    }
   }
 }
 
@@ -297,8 +529,12 @@ void hy_form_iteration_done(const hy_model* m, hy_data* d, hy_form_work* fw) {
 
 hy_status hy_form_step_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
                            const double* x) {
-  if (m->opt.formulation == HY_FORM_DOUBLE_STEP) return hy_doublestep_end(m, d, fw, mw, x);
-  return hy_penalty_end(m, d, fw, mw, x);
+  hy_status st = m->opt.formulation == HY_FORM_DOUBLE_STEP ? hy_doublestep_end(m, d, fw, mw, x)
+                                                           : hy_penalty_end(m, d, fw, mw, x);
+  if (st != HY_OK) return st;
+  // the pressure rates of the trapezoidal relation carry the history to the next step
+  memcpy(d->pd, fw->pd_trap, sizeof(double) * (size_t)m->sizes.nvol);
+  return HY_OK;
 }
 
 void hy_form_step_abort(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw) {
@@ -307,6 +543,9 @@ void hy_form_step_abort(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech
   memcpy(d->zd, fw->zd_k, sizeof(double) * (size_t)nz);
   memcpy(d->zdd, fw->zdd_k, sizeof(double) * (size_t)nz);
   memcpy(d->lam, fw->lam_k, sizeof(double) * (size_t)m->sizes.neq);
+  memcpy(d->p, fw->p_k, sizeof(double) * (size_t)m->sizes.nvol);
+  memcpy(d->U, fw->U_k, sizeof(double) * (size_t)m->sizes.nvlv);
   fw->lam_pending = 0;
-  hy_form_evaluate(m, d, mw);
+  hy_form_evaluate(m, d, mw, NULL);
+  memcpy(d->pd, fw->pd_k, sizeof(double) * (size_t)m->sizes.nvol);
 }

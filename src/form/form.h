@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "hyd/hyd.h"
 #include "hydyn/model.h"
 #include "hydyn/sim.h"
 #include "mech/mech.h"
@@ -43,6 +44,15 @@ typedef struct hy_form_work {
   int* cperm;       //                                                            (nz)
   double* G;        // generalized forces of unit equilibrium forces              (nz x nfrc)
   double* jac;      // one point Jacobian                                         (3 x nz)
+  // hydraulics, monolithic with the mechanics (seed 000 Sect. 4, Eqs. 30-39)
+  hy_hyd_work hyd;  // derivatives of the hydraulics
+  double* p_k;      // pressures, rates and spools at the start of the step        (nvol)
+  double* pd_k;     //                                                            (nvol)
+  double* U_k;      //                                                            (nvlv)
+  double* hat_pd;   // trapezoidal predictor term of the pressures (Eq. 34)       (nvol)
+  double* pd_trap;  // pressure rates from the trapezoidal relation (Eq. 33)      (nvol)
+  double* jac_s;    // d|s|/dz of every cylinder                                  (ncyl x nz)
+  double* W;        // M' + dt/2 C + dt^2/4 K of the cylinders                     (nz x nz)
 } hy_form_work;
 
 // Doubles and ints the work arrays need.
@@ -66,8 +76,12 @@ hy_status hy_form_forward(const hy_model* m, hy_data* d, hy_form_work* fw, hy_me
 
 //----- the trapezoidal-Newton problem ---------------------------------------------------------
 
-// Number of Newton unknowns: nz (penalty) or ndof (double-step).
+// Number of Newton unknowns: [z; p] (penalty) or [z_i; p] (double-step), Eq. 48.
 int hy_form_nx(const hy_model* m, const hy_data* d);
+// Convergence tolerance of unknown i (opt.tol_pos for coordinates, opt.tol_p for pressures).
+double hy_form_tol(const hy_model* m, const hy_data* d, int i);
+// Name of the joint or volume behind unknown i, and whether it is a pressure.
+const char* hy_form_unknown_name(const hy_model* m, const hy_data* d, int i, int* is_pressure);
 // Starts a step of size dt from the current state: saves it, forms the predictor terms (Eq. 34)
 // and writes the predictor of the unknowns into x.
 void hy_form_step_begin(const hy_model* m, hy_data* d, hy_form_work* fw, double dt, double* x);

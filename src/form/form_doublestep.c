@@ -1,7 +1,7 @@
 // Double-step formulation: coordinate partitioning in relative coordinates, seed
 // 000_c866e3283107e8a4.txt Eqs. 13-17, integrated by the trapezoidal rule on the independent
-// coordinates (Eqs. 32-35, 38). Each residual evaluation closes the loops for the dependent
-// positions (the first "step") before the reduced dynamics (the second).
+// coordinates and the pressures (Eqs. 30, 32-35, 38, 48). Each residual evaluation closes the
+// loops for the dependent positions (the first "step") before the reduced dynamics (the second).
 #include <math.h>
 #include <string.h>
 
@@ -26,7 +26,8 @@ hy_status hy_doublestep_residual(const hy_model* m, hy_data* d, hy_form_work* fw
   // velocities: Eq. 33 on the independent ones, Eq. 13 for the dependent ones
   for (int c = 0; c < nf; c++) d->zd[ind[c]] = 2 / dt * x[c] + fw->hat_zd[ind[c]];
   hy_form_close_velocities(m, d, fw);
-  hy_form_evaluate(m, d, mw);
+  hy_form_set_pressures(m, d, fw, x + nf);
+  hy_form_evaluate(m, d, mw, &fw->hyd);
   hy_form_velocity_transform(m, d, fw);
   // accelerations: Eq. 33 on the independent ones, Eq. 15 for all
   double* zdd_i = fw->zdd_trap;
@@ -49,29 +50,33 @@ hy_status hy_doublestep_residual(const hy_model* m, hy_data* d, hy_form_work* fw
     for (int i = 0; i < nz; i++) s += fw->Rz[i * nf + c] * r[i];
     f[c] = sc * s;
   }
+  hy_form_pressure_rows(m, d, fw, f + nf);
   return HY_OK;
 }
 
 void hy_doublestep_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, double* J) {
-  // M'' = R_z^T M' R_z, the leading term of the tangent of Eq. 38 (C'' = K'' = 0 for today's
-  // force elements)
-  const int nz = m->sizes.nz, nf = d->ndof;
+  // R_z^T W R_z with W = M' + dt/2 C + dt^2/4 K: the leading term of the tangent of Eq. 38 in
+  // the independent coordinates; then the pressure blocks
+  const int nz = m->sizes.nz, nf = d->ndof, nx = nf + m->sizes.nvol;
   const double* Rz = fw->Rz;
-  double* MR = fw->A;  // M' R_z, nz x nf
+  hy_form_cylinder_jacobians(m, d, fw);
+  hy_form_cylinder_matrix(m, d, fw, fw->dt, fw->W);
+  double* WR = fw->A;  // W R_z, nz x nf
   for (int i = 0; i < nz; i++) {
     for (int c = 0; c < nf; c++) {
       double v = 0;
-      for (int k = 0; k < nz; k++) v += d->M[i * nz + k] * Rz[k * nf + c];
-      MR[i * nf + c] = v;
+      for (int k = 0; k < nz; k++) v += fw->W[i * nz + k] * Rz[k * nf + c];
+      WR[i * nf + c] = v;
     }
   }
   for (int a = 0; a < nf; a++) {
     for (int c = 0; c < nf; c++) {
       double v = 0;
-      for (int i = 0; i < nz; i++) v += Rz[i * nf + a] * MR[i * nf + c];
-      J[a * nf + c] = v;
+      for (int i = 0; i < nz; i++) v += Rz[i * nf + a] * WR[i * nf + c];
+      J[a * nx + c] = v;
     }
   }
+  if (m->sizes.nvol > 0) hy_form_hyd_tangent(m, fw, Rz, nf, J, nx);
 }
 
 hy_status hy_doublestep_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,

@@ -4,8 +4,24 @@
 
 #include "form/form.h"
 
-// Mechanics at (time, z, zd): kinematics, constraints, force elements, M', Q', energies.
-void hy_form_evaluate(const hy_model* m, hy_data* d, hy_mech_work* mw);
+// Everything at (time, z, zd, p, U): kinematics, constraints, force geometry, hydraulics
+// (with derivatives when hw != NULL), force elements, M', Q', energies.
+void hy_form_evaluate(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_work* hw);
+
+// d|s|/dz of every cylinder into fw->jac_s (needs the kinematics and force geometry).
+void hy_form_cylinder_jacobians(const hy_model* m, hy_data* d, hy_form_work* fw);
+// W = M' + dt/2 C + dt^2/4 K with the cylinders' damping and stiffness (needs fw->jac_s and the
+// hydraulic derivatives in fw->hyd).
+void hy_form_cylinder_matrix(const hy_model* m, const hy_data* d, hy_form_work* fw, double dt,
+                             double* W);
+// Pressure unknowns into d->p and their trapezoidal rates (Eq. 33) into fw->pd_trap.
+void hy_form_set_pressures(const hy_model* m, hy_data* d, hy_form_work* fw, const double* xp);
+// Pressure rows of the residual (after an evaluation at the same unknowns).
+void hy_form_pressure_rows(const hy_model* m, hy_data* d, hy_form_work* fw, double* fp);
+// The pressure rows and columns of the tangent J (nx x nx, the first ncol unknowns mechanical);
+// Rz (nz x ncol) maps coordinate columns to independent ones, NULL for the identity.
+void hy_form_hyd_tangent(const hy_model* m, const hy_form_work* fw, const double* Rz, int ncol,
+                         double* J, int nx);
 
 // Chooses independent coordinates and independent equations by full-pivoting LU of the current
 // Phi_z (seed 000, text after Eq. 15); writes d->part, d->ndof, fw->rowsel, fw->nsel.

@@ -1,20 +1,21 @@
 // Penalty formulation: index-3 augmented Lagrangian in relative coordinates with
 // mass-damping-stiffness orthogonal projections, seed 000_c866e3283107e8a4.txt Eqs. 18-21,
-// integrated by the trapezoidal rule with the relative coordinates as unknowns (Eqs. 33-34,
-// 36, 39).
+// integrated by the trapezoidal rule with the relative coordinates and the pressures as
+// unknowns (Eqs. 31, 33-34, 36, 39, 48).
 #include <string.h>
 
 #include "core/core.h"
 #include "form/form_impl.h"
 #include "form/form_methods.h"
 
-// A = M' + dt^2/4 Phi_z^T alpha Phi_z: the tangent of Sect. 2.3 without the C and K terms of
-// force elements (none of today's elements has a velocity- or position-dependent magnitude),
-// and the matrix of the projections (Eqs. 20-21, with W = M').
-static void leading_matrix(const hy_model* m, const hy_data* d, double dt, double* A) {
+// W + dt^2/4 Phi_z^T alpha Phi_z, W = M' + dt/2 C + dt^2/4 K (Sect. 2.3): the mechanical block of
+// the tangent and the matrix of the projections (Eqs. 20-21).
+static void leading_matrix(const hy_model* m, hy_data* d, hy_form_work* fw, double dt,
+                           double* A) {
   const int nz = m->sizes.nz, neq = m->sizes.neq;
   const double c = 0.25 * dt * dt * m->opt.penalty;
-  memcpy(A, d->M, sizeof(double) * (size_t)nz * (size_t)nz);
+  hy_form_cylinder_matrix(m, d, fw, dt, fw->W);
+  memcpy(A, fw->W, sizeof(double) * (size_t)nz * (size_t)nz);
   for (int e = 0; e < neq; e++) {
     const double* row = d->phi_z + (size_t)e * nz;
     for (int i = 0; i < nz; i++) {
@@ -29,13 +30,14 @@ hy_status hy_penalty_residual(const hy_model* m, hy_data* d, hy_form_work* fw, h
                               const double* x, double* f) {
   const int nz = m->sizes.nz, neq = m->sizes.neq;
   const double dt = fw->dt, alpha = m->opt.penalty;
-  // Eq. 33: velocities and accelerations as functions of the new positions
+  // Eq. 33: velocities, accelerations and pressure rates as functions of the unknowns
   for (int i = 0; i < nz; i++) {
     d->z[i] = x[i];
     d->zd[i] = 2 / dt * x[i] + fw->hat_zd[i];
     fw->zdd_trap[i] = 4 / (dt * dt) * x[i] + fw->hat_zdd[i];
   }
-  hy_form_evaluate(m, d, mw);
+  hy_form_set_pressures(m, d, fw, x + nz);
+  hy_form_evaluate(m, d, mw, &fw->hyd);
   // Eq. 19, for the positions of the previous Newton update
   if (fw->lam_pending) {
     for (int e = 0; e < neq; e++) d->lam[e] += alpha * d->phi[e];
@@ -54,11 +56,17 @@ hy_status hy_penalty_residual(const hy_model* m, hy_data* d, hy_form_work* fw, h
     for (int i = 0; i < nz; i++) f[i] += row[i] * g;
   }
   for (int i = 0; i < nz; i++) f[i] *= s;
+  hy_form_pressure_rows(m, d, fw, f + nz);
   return HY_OK;
 }
 
 void hy_penalty_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, double* J) {
-  leading_matrix(m, d, fw->dt, J);
+  const int nz = m->sizes.nz, nx = nz + m->sizes.nvol;
+  hy_form_cylinder_jacobians(m, d, fw);
+  leading_matrix(m, d, fw, fw->dt, fw->A);
+  for (int i = 0; i < nz; i++) memcpy(J + (size_t)i * nx, fw->A + (size_t)i * nz,
+                                      sizeof(double) * (size_t)nz);
+  if (m->sizes.nvol > 0) hy_form_hyd_tangent(m, fw, NULL, nz, J, nx);
 }
 
 hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
@@ -71,8 +79,9 @@ hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mec
     memcpy(d->zdd, fw->zdd_trap, sizeof(double) * (size_t)nz);
     return HY_OK;
   }
-  // projections, Eqs. 20-21: A zd = M' zd', A zdd = M' zdd' - dt^2/4 Phi_z^T alpha (Phi_z_dot zd)
-  leading_matrix(m, d, dt, fw->A);
+  // projections, Eqs. 20-21: A zd = W zd', A zdd = W zdd' - dt^2/4 Phi_z^T alpha (Phi_z_dot zd)
+  hy_form_cylinder_jacobians(m, d, fw);
+  leading_matrix(m, d, fw, dt, fw->A);
   int col = -1;
   if (hy_chol_factor(nz, fw->A, &col) != HY_OK) {
     return HY_FAIL(&d->err, HY_ERR_SINGULAR,
@@ -82,7 +91,7 @@ hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mec
   double* v = fw->vec;
   for (int i = 0; i < nz; i++) {
     double s = 0;
-    for (int k = 0; k < nz; k++) s += d->M[i * nz + k] * d->zd[k];
+    for (int k = 0; k < nz; k++) s += fw->W[i * nz + k] * d->zd[k];
     v[i] = s;
   }
   hy_chol_solve(nz, fw->A, v);
@@ -93,7 +102,7 @@ hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mec
   const double c = 0.25 * dt * dt * m->opt.penalty;
   for (int i = 0; i < nz; i++) {
     double s = 0;
-    for (int k = 0; k < nz; k++) s += d->M[i * nz + k] * fw->zdd_trap[k];
+    for (int k = 0; k < nz; k++) s += fw->W[i * nz + k] * fw->zdd_trap[k];
     v[i] = s;
   }
   for (int e = 0; e < neq; e++) {
@@ -103,7 +112,7 @@ hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mec
   }
   hy_chol_solve(nz, fw->A, v);
   memcpy(d->zdd, v, sizeof(double) * (size_t)nz);
-  // outputs (forces, energies) at the projected velocities
-  hy_form_evaluate(m, d, mw);
+  // outputs (forces, flows, energies) at the projected velocities
+  hy_form_evaluate(m, d, mw, NULL);
   return HY_OK;
 }

@@ -40,18 +40,9 @@ static hy_status fd_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, hy_
   return HY_OK;
 }
 
-// Name of the coordinate behind Newton unknown i.
-static const char* unknown_name(const hy_model* m, const hy_data* d, int i) {
-  int z = m->opt.formulation == HY_FORM_DOUBLE_STEP ? d->part[i] : i;
-  for (int j = 0; j < m->sizes.nbody; j++) {
-    if (m->jnt_zadr[j] == z) return m->jnt_name + (size_t)j * HY_NAME_MAX;
-  }
-  return "?";
-}
-
 hy_status hy_integ_trap_newton_step(const hy_model* m, hy_data* d, hy_form_work* fw,
                                     hy_mech_work* mw, hy_newton_work* nw) {
-  const double dt = m->opt.dt, t0 = d->time, tol = m->opt.tol_pos;
+  const double dt = m->opt.dt, t0 = d->time;
   const int n = hy_form_nx(m, d);
   hy_form_step_begin(m, d, fw, dt, nw->x);
   d->time = t0 + dt;
@@ -60,39 +51,59 @@ hy_status hy_integ_trap_newton_step(const hy_model* m, hy_data* d, hy_form_work*
   nw->worst = 0;
   nw->worst_dx = 0;
   nw->res_norm = 0;
+  double res_mech = 0, res_hyd = 0;
   while (it < m->opt.max_iter) {
     it++;
     st = hy_form_residual(m, d, fw, mw, nw->x, nw->f);
     if (st != HY_OK) break;
-    nw->res_norm = 0;
-    for (int i = 0; i < n; i++) nw->res_norm = fmax(nw->res_norm, fabs(nw->f[i]));
+    res_mech = res_hyd = 0;
+    for (int i = 0; i < n; i++) {
+      int is_p;
+      hy_form_unknown_name(m, d, i, &is_p);
+      if (is_p) {
+        res_hyd = fmax(res_hyd, fabs(nw->f[i]));
+      } else {
+        res_mech = fmax(res_mech, fabs(nw->f[i]));
+      }
+    }
+    nw->res_norm = fmax(res_mech, res_hyd);
     if (m->opt.tangent == HY_TANGENT_FD) {
       st = fd_tangent(m, d, fw, mw, nw, n);
       if (st != HY_OK) break;
     } else {
       hy_form_tangent(m, d, fw, nw->J);
     }
+    // rows scaled to unit largest entry: mechanical and pressure rows differ by many orders of
+    // magnitude, which partial pivoting alone does not see
+    for (int i = 0; i < n; i++) {
+      double mx = 0;
+      for (int j = 0; j < n; j++) mx = fmax(mx, fabs(nw->J[i * n + j]));
+      const double sc = mx > 0 ? 1 / mx : 1;
+      for (int j = 0; j < n; j++) nw->J[i * n + j] *= sc;
+      nw->dx[i] = -nw->f[i] * sc;
+    }
     int col = -1;
     if (hy_lu_factor(n, nw->J, nw->piv, &col) != HY_OK) {
+      int is_p;
       st = HY_FAIL(&d->err, HY_NEWTON_NOCONV,
                    "singular Newton tangent at t = %g s (unknown '%s')", d->time,
-                   unknown_name(m, d, col < 0 ? 0 : col));
+                   hy_form_unknown_name(m, d, col < 0 ? 0 : col, &is_p));
       break;
     }
-    for (int i = 0; i < n; i++) nw->dx[i] = -nw->f[i];
     hy_lu_solve(n, nw->J, nw->piv, nw->dx);
+    // convergence per segment: every correction below its tolerance (rad or m, Pa)
     double worst = 0;
     for (int i = 0; i < n; i++) {
       nw->x[i] += nw->dx[i];
-      const double a = fabs(nw->dx[i]);
+      const double a = fabs(nw->dx[i]) / hy_form_tol(m, d, i);
       if (!(a <= worst)) {  // also catches NaN
         worst = a;
         nw->worst = i;
       }
     }
-    nw->worst_dx = worst;
+    nw->worst_dx = fabs(nw->dx[nw->worst]);
     hy_form_iteration_done(m, d, fw);
-    if (worst <= tol) {
+    if (worst <= 1) {
       st = HY_OK;
       break;
     }
@@ -106,10 +117,14 @@ hy_status hy_integ_trap_newton_step(const hy_model* m, hy_data* d, hy_form_work*
   if (st == HY_OK) return HY_OK;
 
   if (d->err.code != st) {
+    int is_p;
+    const char* name = hy_form_unknown_name(m, d, nw->worst, &is_p);
     HY_FAIL(&d->err, st,
             "Newton-Raphson did not converge in step t = %g -> %g s after %d iterations: "
-            "residual %.3g, largest correction %.3g (tolerance %.3g) on coordinate '%s'",
-            t0, t0 + dt, it, nw->res_norm, nw->worst_dx, tol, unknown_name(m, d, nw->worst));
+            "residual %.3g (mechanical rows) and %.3g (pressure rows), largest correction "
+            "%.3g %s (tolerance %.3g) on %s '%s'",
+            t0, t0 + dt, it, res_mech, res_hyd, nw->worst_dx, is_p ? "Pa" : "rad or m",
+            hy_form_tol(m, d, nw->worst), is_p ? "pressure" : "coordinate", name);
   }
   hy_error keep = d->err;
   d->time = t0;

@@ -11,7 +11,11 @@
 
 // A CSV file receiving one row per recorded step. Columns (units in the header, SI):
 //   time[s], z:<joint>[rad|m] per joint, zd:<joint>[rad/s|m/s] per joint,
-//   E_kin[J], E_pot[J], W_ext[J], E_total[J]      (E_total = hy_energy_total)
+//   E_kin[J], E_pot[J], W_ext[J], E_total[J]      (E_total = hy_energy_total),
+//   violation[m]            d->violation, only for a model with cut joints,
+//   iter                    d->stats.niter_last, only for penalty and double-step,
+//   F:<force>[N] per force element, then len:<force>[m] per force element (frc_force, frc_len)
+// The columns depend on the model's sizes and opt.formulation when the file is opened.
 // Joints come in model order; revolute joints are in rad, prismatic ones in m. Values are
 // printed with %.17g, so reading them back gives the doubles bit for bit. A field holding a
 // comma, quote or line break is quoted (RFC 4180). Rows are flushed every HY_CSV_FLUSH_ROWS
@@ -25,8 +29,9 @@ enum { HY_CSV_FLUSH_ROWS = 64 };
 // HY_ERR_IO when the file cannot be opened or written, HY_ERR_NOMEM. Nullable: err.
 hy_status hy_csv_open(const char* path, const hy_model* m, hy_csv** out, hy_error* err);
 
-// Appends the row of the state in d (d->time, d->z, d->zd, energies). m must be the model the
-// recorder was opened with. Returns HY_ERR_IO when writing fails.
+// Appends the row of the state in d (d->time, d->z, d->zd, energies, then the closed-loop and
+// force columns). m must be the model the recorder was opened with. Returns HY_ERR_IO when
+// writing fails.
 hy_status hy_csv_write(hy_csv* c, const hy_model* m, const hy_data* d);
 
 // Flushes and closes the file and frees the recorder (NULL is a no-op). Returns HY_ERR_IO when

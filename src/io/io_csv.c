@@ -12,6 +12,9 @@ struct hy_csv {
   int is_stdout;   // "-": flushed, never closed
   int nz;          // coordinates of the model the header was written for
   int njnt;        // joints (one coordinate each)
+  int violation;   // 1 = violation[m] column (the model has cut joints)
+  int iter;        // 1 = iter column (penalty or double-step: Newton iterations)
+  int nfrc;        // force elements (two columns each)
   long unflushed;  // rows written since the last flush
   int failed;      // a write failed: reported again at close
 };
@@ -29,7 +32,7 @@ static int put_field(FILE* fp, const char* prefix, const char* name, const char*
   return fprintf(fp, "[%s]\"", unit) < 0 ? -1 : 0;
 }
 
-static int write_header(FILE* fp, const hy_model* m) {
+static int write_header(FILE* fp, const hy_model* m, const hy_csv* c) {
   const int njnt = m->sizes.nbody;
   if (fputs("time[s]", fp) == EOF) return -1;
   for (int pass = 0; pass < 2; pass++) {
@@ -42,8 +45,21 @@ static int write_header(FILE* fp, const hy_model* m) {
       }
     }
   }
-  if (fputs(",E_kin[J],E_pot[J],W_ext[J],E_total[J]\n", fp) == EOF) return -1;
-  return 0;
+  if (fputs(",E_kin[J],E_pot[J],W_ext[J],E_total[J]", fp) == EOF) return -1;
+  // Closed-loop columns come after the energies, so the leading columns of every model stay in
+  // the same place for scripts written against open trees.
+  if (c->violation && fputs(",violation[m]", fp) == EOF) return -1;
+  if (c->iter && fputs(",iter", fp) == EOF) return -1;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int k = 0; k < c->nfrc; k++) {
+      if (fputc(',', fp) == EOF) return -1;
+      if (put_field(fp, pass == 0 ? "F:" : "len:", m->frc_name + (size_t)k * HY_NAME_MAX,
+                    pass == 0 ? "N" : "m")) {
+        return -1;
+      }
+    }
+  }
+  return fputc('\n', fp) == EOF ? -1 : 0;
 }
 
 hy_status hy_csv_open(const char* path, const hy_model* m, hy_csv** out, hy_error* err) {
@@ -64,9 +80,12 @@ hy_status hy_csv_open(const char* path, const hy_model* m, hy_csv** out, hy_erro
   }
   c->nz = m->sizes.nz;
   c->njnt = m->sizes.nbody;
+  c->violation = m->sizes.ncut > 0;
+  c->iter = m->opt.formulation != HY_FORM_TREE;
+  c->nfrc = m->sizes.nfrc;
   // The header is flushed at once so that even a run failing at its first step leaves a file
   // that says what it would have held.
-  if (write_header(c->fp, m) || fflush(c->fp) == EOF) {
+  if (write_header(c->fp, m, c) || fflush(c->fp) == EOF) {
     int e = errno;
     if (!c->is_stdout) fclose(c->fp);
     hy_free(c);
@@ -77,7 +96,7 @@ hy_status hy_csv_open(const char* path, const hy_model* m, hy_csv** out, hy_erro
 }
 
 hy_status hy_csv_write(hy_csv* c, const hy_model* m, const hy_data* d) {
-  if (!c || !m || !d || m->sizes.nz != c->nz) return HY_ERR_ARG;
+  if (!c || !m || !d || m->sizes.nz != c->nz || m->sizes.nfrc != c->nfrc) return HY_ERR_ARG;
   FILE* fp = c->fp;
   // %.17g: the shortest fixed precision that round-trips every double, so the file can serve as
   // a reference trajectory without loss.
@@ -89,9 +108,16 @@ hy_status hy_csv_write(hy_csv* c, const hy_model* m, const hy_data* d) {
     }
   }
   if (!bad) {
-    bad = fprintf(fp, ",%.17g,%.17g,%.17g,%.17g\n", d->energy_kin, d->energy_pot, d->work_ext,
+    bad = fprintf(fp, ",%.17g,%.17g,%.17g,%.17g", d->energy_kin, d->energy_pot, d->work_ext,
                   hy_energy_total(d)) < 0;
   }
+  if (!bad && c->violation) bad = fprintf(fp, ",%.17g", d->violation) < 0;
+  if (!bad && c->iter) bad = fprintf(fp, ",%d", d->stats.niter_last) < 0;
+  for (int pass = 0; pass < 2 && !bad; pass++) {
+    const double* v = pass == 0 ? d->frc_force : d->frc_len;
+    for (int k = 0; k < c->nfrc && !bad; k++) bad = fprintf(fp, ",%.17g", v[k]) < 0;
+  }
+  if (!bad) bad = fputc('\n', fp) == EOF;
   if (!bad && ++c->unflushed >= HY_CSV_FLUSH_ROWS) {
     bad = fflush(fp) == EOF;
     c->unflushed = 0;

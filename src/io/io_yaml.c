@@ -20,7 +20,8 @@
 #include "hydyn/model.h"
 #include "io/io_builtin.h"
 
-// The format needs five levels (top, list, element, inertia form, rod); anything much deeper
+// The format needs seven levels (top, hydraulics, circuits, circuit, cylinders, cylinder,
+// end_damper; or top, list, element, inertia form, rod); anything much deeper
 // is not a model, and the cap keeps the recursive walk and free bounded.
 #define MAX_DEPTH 32
 // Paths of model and signal files, as stored in hy_error.src_path and a little more.
@@ -1198,6 +1199,363 @@ static hy_status load_forces(loader* ld, const node* root) {
   return HY_OK;
 }
 
+//----- hydraulics ----------------------------------------------------------------------------
+
+// An optional list under `key` of mapping `map` (element `it`): absent, blank or [] is empty.
+static hy_status get_sublist(loader* ld, const item* it, const node* map, const char* key,
+                             const char* expect, const node** out) {
+  const node* v = map_val(map, key);
+  *out = NULL;
+  if (is_null(v) || (v->kind == NODE_SEQ && v->nkid == 0)) return HY_OK;
+  if (v->kind == NODE_SEQ) {
+    *out = v;
+    return HY_OK;
+  }
+  char got[96];
+  return FAIL_AT(ld, v, "%s: %s: expected a list of %s, got %s", it->where, key, expect,
+                 describe(v, got, sizeof got));
+}
+
+// A nested mapping under `key` with the allowed keys `keys`; *out is NULL when absent.
+static hy_status get_submap(loader* ld, const item* it, const node* map, const char* key,
+                            const char* const* keys, const node** out) {
+  const node* v = map_val(map, key);
+  *out = NULL;
+  if (!v) return HY_OK;
+  if (v->kind != NODE_MAP) {
+    char got[96], expected[256];
+    join_names(expected, sizeof expected, keys);
+    return FAIL_AT(ld, place(v, map_key(map, key)),
+                   "%s: %s: expected a mapping with keys %s; got %s", it->where, key, expected,
+                   describe(v, got, sizeof got));
+  }
+  char what[200];
+  snprintf(what, sizeof what, "'%s' of %s", key, it->what);
+  HY_TRY(check_keys(ld, v, keys, what));
+  *out = v;
+  return HY_OK;
+}
+
+// A required name under `key`.
+static hy_status need_name(loader* ld, const item* it, const node* n, const char* key,
+                           const char* expect, char out[HY_NAME_MAX]) {
+  HY_TRY(require(ld, it, n, key, expect));
+  return get_name(ld, it->where, key, map_val(n, key), map_key(n, key), out);
+}
+
+// An optional non-negative (allow_zero) or positive number under `key`; *out keeps its value
+// when the key is absent.
+static hy_status opt_positive(loader* ld, const item* it, const node* n, const char* key,
+                              int allow_zero, const char* unit, double* out) {
+  if (!map_val(n, key)) return HY_OK;
+  return get_positive(ld, it->where, key, map_val(n, key), map_key(n, key), allow_zero, unit, out);
+}
+
+// A required positive (or non-negative) number under `key`.
+static hy_status need_positive(loader* ld, const item* it, const node* n, const char* key,
+                               int allow_zero, const char* unit, double* out) {
+  char expect[96];
+  snprintf(expect, sizeof expect, "a %s number, %s", allow_zero ? "non-negative" : "positive",
+           unit);
+  HY_TRY(require(ld, it, n, key, expect));
+  return opt_positive(ld, it, n, key, allow_zero, unit, out);
+}
+
+// The element `it` seen from one of its nested mappings: values there are reported as
+// "<where>: <key>: ...". A long prefix is cut, which only shortens the message.
+static item sub_item(const item* it, const char* key) {
+  item sub = *it;
+  int w = snprintf(sub.where, sizeof sub.where, "%s: %s", it->where, key);
+  if (w < 0) sub.where[0] = 0;
+  return sub;
+}
+
+static hy_status add_failed(loader* ld, const char* kind, const char* name) {
+  return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory adding %s '%s'", kind, name);
+}
+
+static hy_status load_volumes(loader* ld, const item* cit, const node* cn, const char* circ) {
+  static const char* const keys[] = {"name", "hose_volume", "hose_bulk_modulus", "p0", NULL};
+  const node* list;
+  HY_TRY(get_sublist(ld, cit, cn, "volumes", "volumes", &list));
+  for (int i = 0; list && i < list->nkid; i++) {
+    const node* n = list->kid[i];
+    item it;
+    item_init(&it, "volumes", "volume", i, n);
+    HY_TRY(expect_map(ld, &it, n, keys));
+    HY_TRY(check_keys(ld, n, keys, it.what));
+    hy_volume_def d = hy_volume_def_default();
+    d.pos.line = n->line;
+    d.pos.col = n->col;
+    snprintf(d.circuit, sizeof d.circuit, "%s", circ);
+    HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(need_positive(ld, &it, n, "hose_volume", 1, "m^3", &d.hose_volume));
+    if (d.hose_volume > 0) {
+      HY_TRY(need_positive(ld, &it, n, "hose_bulk_modulus", 0, "Pa", &d.hose_bulk_modulus));
+    } else {
+      HY_TRY(opt_positive(ld, &it, n, "hose_bulk_modulus", 0, "Pa", &d.hose_bulk_modulus));
+    }
+    if (map_val(n, "p0")) {
+      HY_TRY(get_number(ld, it.where, "p0", map_val(n, "p0"), map_key(n, "p0"), &d.p0));
+    }
+    if (hy_spec_add_volume(ld->spec, &d) != HY_OK) return add_failed(ld, "volume", d.name);
+  }
+  return HY_OK;
+}
+
+static hy_status load_sources(loader* ld, const item* cit, const node* cn, const char* circ) {
+  static const char* const keys[] = {"name", "pressure", "signal", NULL};
+  const node* list;
+  HY_TRY(get_sublist(ld, cit, cn, "sources", "sources", &list));
+  for (int i = 0; list && i < list->nkid; i++) {
+    const node* n = list->kid[i];
+    item it;
+    item_init(&it, "sources", "source", i, n);
+    HY_TRY(expect_map(ld, &it, n, keys));
+    HY_TRY(check_keys(ld, n, keys, it.what));
+    hy_source_def d = hy_source_def_default();
+    d.pos.line = n->line;
+    d.pos.col = n->col;
+    snprintf(d.circuit, sizeof d.circuit, "%s", circ);
+    HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(require(ld, &it, n, "pressure", "a number, Pa"));
+    HY_TRY(get_number(ld, it.where, "pressure", map_val(n, "pressure"), map_key(n, "pressure"),
+                      &d.pressure));
+    if (map_val(n, "signal")) {
+      HY_TRY(
+          get_name(ld, it.where, "signal", map_val(n, "signal"), map_key(n, "signal"), d.signal));
+    }
+    if (hy_spec_add_source(ld->spec, &d) != HY_OK) return add_failed(ld, "source", d.name);
+  }
+  return HY_OK;
+}
+
+static hy_status load_throttles(loader* ld, const item* cit, const node* cn) {
+  static const char* const keys[] = {"name", "from", "to", "cv", "orifice", "dp_lim", NULL};
+  static const char* const orifice_keys[] = {"cd", "diameter", "density", NULL};
+  const node* list;
+  HY_TRY(get_sublist(ld, cit, cn, "throttles", "throttles", &list));
+  for (int i = 0; list && i < list->nkid; i++) {
+    const node* n = list->kid[i];
+    item it;
+    item_init(&it, "throttles", "throttle", i, n);
+    HY_TRY(expect_map(ld, &it, n, keys));
+    HY_TRY(check_keys(ld, n, keys, it.what));
+    hy_throttle_def d = hy_throttle_def_default();
+    d.pos.line = n->line;
+    d.pos.col = n->col;
+    HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(need_name(ld, &it, n, "from", "a volume or source name", d.from));
+    HY_TRY(need_name(ld, &it, n, "to", "a volume or source name", d.to));
+    const node* orifice;
+    HY_TRY(get_submap(ld, &it, n, "orifice", orifice_keys, &orifice));
+    if (map_val(n, "cv") && orifice) {
+      return FAIL_AT(ld, map_key(n, "orifice"), "%s: give either 'cv' or 'orifice', not both",
+                     it.where);
+    }
+    if (orifice) {
+      const item oit = sub_item(&it, "orifice");
+      double cd = 0, dia = 0, rho = 0;
+      HY_TRY(need_positive(ld, &oit, orifice, "cd", 0, "-", &cd));
+      HY_TRY(need_positive(ld, &oit, orifice, "diameter", 0, "m", &dia));
+      HY_TRY(need_positive(ld, &oit, orifice, "density", 0, "kg/m^3", &rho));
+      // seed 000 Eq. 25: C_vt = C_d A_t sqrt(2 / rho), A_t = pi d^2 / 4
+      d.cv = cd * (0.25 * 3.14159265358979323846 * dia * dia) * sqrt(2.0 / rho);
+    } else {
+      HY_TRY(need_positive(ld, &it, n, "cv", 0,
+                           "m^3/(s sqrt(Pa)); or give orifice: {cd, diameter, density}", &d.cv));
+    }
+    HY_TRY(opt_positive(ld, &it, n, "dp_lim", 0, "Pa", &d.dp_lim));
+    if (hy_spec_add_throttle(ld->spec, &d) != HY_OK) return add_failed(ld, "throttle", d.name);
+  }
+  return HY_OK;
+}
+
+static hy_status load_valves(loader* ld, const item* cit, const node* cn) {
+  static const char* const keys[] = {"name", "P",      "T",  "A",      "B", "cv",
+                                     "tau",  "dp_lim", "U0", "signal", NULL};
+  const node* list;
+  HY_TRY(get_sublist(ld, cit, cn, "valves", "valves", &list));
+  for (int i = 0; list && i < list->nkid; i++) {
+    const node* n = list->kid[i];
+    item it;
+    item_init(&it, "valves", "valve", i, n);
+    HY_TRY(expect_map(ld, &it, n, keys));
+    HY_TRY(check_keys(ld, n, keys, it.what));
+    hy_valve_def d = hy_valve_def_default();
+    d.pos.line = n->line;
+    d.pos.col = n->col;
+    HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(need_name(ld, &it, n, "P", "the pressure port: a volume or source name", d.P));
+    HY_TRY(need_name(ld, &it, n, "T", "the tank port: a volume or source name", d.T));
+    HY_TRY(need_name(ld, &it, n, "A", "a volume or source name", d.A));
+    HY_TRY(need_name(ld, &it, n, "B", "a volume or source name", d.B));
+    HY_TRY(need_positive(ld, &it, n, "cv", 0, "m^3/(s V sqrt(Pa))", &d.cv));
+    HY_TRY(need_positive(ld, &it, n, "tau", 0, "s", &d.tau));
+    HY_TRY(opt_positive(ld, &it, n, "dp_lim", 0, "Pa", &d.dp_lim));
+    if (map_val(n, "U0")) {
+      HY_TRY(get_number(ld, it.where, "U0", map_val(n, "U0"), map_key(n, "U0"), &d.U0));
+    }
+    if (map_val(n, "signal")) {
+      HY_TRY(
+          get_name(ld, it.where, "signal", map_val(n, "signal"), map_key(n, "signal"), d.signal));
+    }
+    if (hy_spec_add_valve(ld->spec, &d) != HY_OK) return add_failed(ld, "valve", d.name);
+  }
+  return HY_OK;
+}
+
+// One of two alternative keys (`a` or `b`, exactly one required) as a positive number; *which
+// is 0 for a, 1 for b.
+static hy_status one_of(loader* ld, const item* it, const node* n, const char* a, const char* ua,
+                        const char* b, const char* ub, double* out, int* which) {
+  const int has_a = map_val(n, a) != NULL, has_b = map_val(n, b) != NULL;
+  if (has_a && has_b) {
+    return FAIL_AT(ld, map_key(n, b), "%s: give either '%s' or '%s', not both", it->where, a, b);
+  }
+  if (!has_a && !has_b) {
+    return FAIL_AT(ld, n, "%s: key '%s' (%s) or '%s' (%s) is required", it->where, a, ua, b, ub);
+  }
+  *which = has_b;
+  return opt_positive(ld, it, n, has_a ? a : b, 0, has_a ? ua : ub, out);
+}
+
+static hy_status load_cylinders(loader* ld, const item* cit, const node* cn) {
+  static const char* const keys[] = {
+      "name",         "marker_a",   "marker_b",        "chamber_a",
+      "chamber_b",    "area_a",     "piston_diameter", "area_b",
+      "rod_diameter", "stroke",     "dead_length",     "bulk_modulus",
+      "viscous",      "end_damper", "initial",         NULL};
+  static const char* const damper_keys[] = {"k", "c", "length", NULL};
+  static const char* const inits[] = {"given", "equilibrium", NULL};
+  const double quarter_pi = 0.25 * 3.14159265358979323846;
+  const node* list;
+  HY_TRY(get_sublist(ld, cit, cn, "cylinders", "cylinders", &list));
+  for (int i = 0; list && i < list->nkid; i++) {
+    const node* n = list->kid[i];
+    item it;
+    item_init(&it, "cylinders", "cylinder", i, n);
+    HY_TRY(expect_map(ld, &it, n, keys));
+    HY_TRY(check_keys(ld, n, keys, it.what));
+    hy_cylinder_def d = hy_cylinder_def_default();
+    d.pos.line = n->line;
+    d.pos.col = n->col;
+    HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(need_name(ld, &it, n, "marker_a", "the marker of the cylinder body end", d.marker_a));
+    HY_TRY(need_name(ld, &it, n, "marker_b", "the marker of the rod end", d.marker_b));
+    HY_TRY(need_name(ld, &it, n, "chamber_a", "the piston-side volume", d.chamber_a));
+    HY_TRY(need_name(ld, &it, n, "chamber_b", "the rod-side volume", d.chamber_b));
+    double x, D = 0;
+    int which;
+    HY_TRY(one_of(ld, &it, n, "area_a", "m^2", "piston_diameter", "m", &x, &which));
+    if (which == 1) {
+      D = x;
+      d.area_a = quarter_pi * D * D;
+    } else {
+      d.area_a = x;
+    }
+    HY_TRY(one_of(ld, &it, n, "area_b", "m^2", "rod_diameter", "m", &x, &which));
+    if (which == 1) {
+      const node* rk = map_key(n, "rod_diameter");
+      if (D == 0) {
+        return FAIL_AT(ld, rk,
+                       "%s: rod_diameter needs piston_diameter (or give area_b, the "
+                       "annulus area in m^2)",
+                       it.where);
+      }
+      if (!(x < D)) {
+        return FAIL_AT(ld, map_val(n, "rod_diameter"),
+                       "%s: rod_diameter (%g m) must be smaller than piston_diameter (%g m)",
+                       it.where, x, D);
+      }
+      d.area_b = quarter_pi * (D * D - x * x);  // the annulus around the rod
+    } else {
+      d.area_b = x;
+    }
+    HY_TRY(need_positive(ld, &it, n, "stroke", 0, "m", &d.stroke));
+    HY_TRY(need_positive(ld, &it, n, "dead_length", 1, "m", &d.dead_length));
+    HY_TRY(need_positive(ld, &it, n, "bulk_modulus", 0, "Pa", &d.bulk_modulus));
+    HY_TRY(opt_positive(ld, &it, n, "viscous", 1, "N s/m", &d.viscous));
+    const node* damper;
+    HY_TRY(get_submap(ld, &it, n, "end_damper", damper_keys, &damper));
+    if (damper) {
+      const item dit = sub_item(&it, "end_damper");
+      HY_TRY(need_positive(ld, &dit, damper, "k", 1, "N/m", &d.damper_k));
+      HY_TRY(need_positive(ld, &dit, damper, "c", 1, "N s/m", &d.damper_c));
+      HY_TRY(need_positive(ld, &dit, damper, "length", 0, "m", &d.damper_length));
+    }
+    if (map_val(n, "initial")) {
+      int k;
+      HY_TRY(get_enum(ld, it.where, "initial", map_val(n, "initial"), map_key(n, "initial"), inits,
+                      &k));
+      d.init = k == 1 ? HY_CYL_INIT_EQUILIBRIUM : HY_CYL_INIT_GIVEN;
+    }
+    if (hy_spec_add_cylinder(ld->spec, &d) != HY_OK) return add_failed(ld, "cylinder", d.name);
+  }
+  return HY_OK;
+}
+
+static hy_status load_circuit(loader* ld, const node* list, int index) {
+  static const char* const keys[] = {"name",      "oil",    "laminar",   "volumes", "sources",
+                                     "throttles", "valves", "cylinders", NULL};
+  static const char* const oil_keys[] = {"bulk_modulus", "law", "k", NULL};
+  static const char* const laws[] = {"constant", "linear", NULL};
+  static const char* const laminars[] = {"cubic", "linear", NULL};
+  const node* n = list->kid[index];
+  item it;
+  item_init(&it, "circuits", "circuit", index, n);
+  HY_TRY(expect_map(ld, &it, n, keys));
+  HY_TRY(check_keys(ld, n, keys, it.what));
+  hy_circuit_def d = hy_circuit_def_default();
+  d.pos.line = n->line;
+  d.pos.col = n->col;
+  HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
+  HY_TRY(check_unique(ld, &it, list, index, "circuit"));
+  HY_TRY(require(ld, &it, n, "oil", "a mapping {bulk_modulus: Pa, law: constant|linear, k: -}"));
+  const node* oil;
+  HY_TRY(get_submap(ld, &it, n, "oil", oil_keys, &oil));
+  const item oit = sub_item(&it, "oil");
+  HY_TRY(need_positive(ld, &oit, oil, "bulk_modulus", 0, "Pa", &d.B_oil));
+  if (map_val(oil, "law")) {
+    int k;
+    HY_TRY(get_enum(ld, oit.where, "law", map_val(oil, "law"), map_key(oil, "law"), laws, &k));
+    d.law = k == 1 ? HY_BULK_LINEAR : HY_BULK_CONSTANT;
+  }
+  if (d.law == HY_BULK_LINEAR) {
+    HY_TRY(need_positive(ld, &oit, oil, "k", 1, "dB/dp, dimensionless", &d.law_k));
+  } else {
+    HY_TRY(opt_positive(ld, &oit, oil, "k", 1, "dB/dp, dimensionless", &d.law_k));
+  }
+  if (map_val(n, "laminar")) {
+    int k;
+    HY_TRY(get_enum(ld, it.where, "laminar", map_val(n, "laminar"), map_key(n, "laminar"), laminars,
+                    &k));
+    d.laminar = k == 1 ? HY_LAMINAR_LINEAR : HY_LAMINAR_CUBIC;
+  }
+  if (hy_spec_add_circuit(ld->spec, &d) != HY_OK) return add_failed(ld, "circuit", d.name);
+  HY_TRY(load_volumes(ld, &it, n, d.name));
+  HY_TRY(load_sources(ld, &it, n, d.name));
+  HY_TRY(load_throttles(ld, &it, n));
+  HY_TRY(load_valves(ld, &it, n));
+  return load_cylinders(ld, &it, n);
+}
+
+static hy_status load_hydraulics(loader* ld, const node* root) {
+  static const char* const keys[] = {"circuits", NULL};
+  const node* h = map_val(root, "hydraulics");
+  if (is_null(h)) return HY_OK;
+  if (h->kind != NODE_MAP) {
+    char got[96];
+    return FAIL_AT(ld, h, "hydraulics: expected a mapping with the key 'circuits'; got %s",
+                   describe(h, got, sizeof got));
+  }
+  HY_TRY(check_keys(ld, h, keys, "hydraulics"));
+  const node* list;
+  HY_TRY(get_list(ld, h, "circuits", 1, "circuits", &list));
+  for (int i = 0; i < list->nkid; i++) HY_TRY(load_circuit(ld, list, i));
+  return HY_OK;
+}
+
 //----- top level -----------------------------------------------------------------------------
 
 // A whole number >= lo (and small enough for an int).
@@ -1215,9 +1573,10 @@ static hy_status get_count(loader* ld, const char* where, const char* label, con
 }
 
 static hy_status load_solver(loader* ld, const node* root, hy_option* opt) {
-  static const char* const keys[] = {"integrator",      "dt",      "t_end",        "formulation",
-                                     "tangent",         "penalty", "tol_position", "max_iterations",
-                                     "partition_rcond", NULL};
+  static const char* const keys[] = {
+      "integrator", "dt",           "t_end",          "formulation",     "tangent",
+      "penalty",    "tol_position", "max_iterations", "partition_rcond", "tol_pressure",
+      NULL};
   // the names live in one table each (hydyn/names.h); the enum values are the list order
   const char* integrators[HY_INTEG_COUNT + 1];
   for (int k = 0; k < HY_INTEG_COUNT; k++) integrators[k] = hy_integrator_name((hy_integrator)k);
@@ -1273,6 +1632,10 @@ static hy_status load_solver(loader* ld, const node* root, hy_option* opt) {
     HY_TRY(get_positive(ld, it.where, "tol_position", map_val(n, "tol_position"),
                         map_key(n, "tol_position"), 0, "rad or m", &opt->tol_pos));
   }
+  if (map_val(n, "tol_pressure")) {
+    HY_TRY(get_positive(ld, it.where, "tol_pressure", map_val(n, "tol_pressure"),
+                        map_key(n, "tol_pressure"), 0, "Pa", &opt->tol_p));
+  }
   if (map_val(n, "max_iterations")) {
     HY_TRY(get_count(ld, it.where, "max_iterations", map_val(n, "max_iterations"),
                      map_key(n, "max_iterations"), 1, &opt->max_iter));
@@ -1299,7 +1662,6 @@ static const struct {
   const char* key;
   const char* arrives;
 } kReserved[] = {
-    {"hydraulics", "arrives with the hydraulic circuit (volumes, valves, cylinders)"},
     {"friction", "arrives with the seal friction models"},
 };
 
@@ -1319,7 +1681,7 @@ static void file_stem(const char* path, char out[HY_NAME_MAX]) {
 static hy_status load_root(loader* ld, const node* root) {
   static const char* const keys[] = {"name",   "description", "gravity", "planar", "bodies",
                                      "joints", "markers",     "signals", "loads",  "cut_joints",
-                                     "forces", "solver",      NULL};
+                                     "forces", "hydraulics",  "solver",  NULL};
   static const char* const planar_words[] = {"auto", "true", "false", NULL};
   char got[96];
   if (!root) {
@@ -1386,6 +1748,7 @@ static hy_status load_root(loader* ld, const node* root) {
   HY_TRY(load_loads(ld, root));
   HY_TRY(load_cuts(ld, root));
   HY_TRY(load_forces(ld, root));
+  HY_TRY(load_hydraulics(ld, root));
   return HY_OK;
 }
 

@@ -22,6 +22,18 @@ struct hy_spec {
   int ncut, cap_cut;
   hy_force_def* forces;
   int nforce, cap_force;
+  hy_circuit_def* circuits;
+  int ncircuit, cap_circuit;
+  hy_volume_def* volumes;
+  int nvolume, cap_volume;
+  hy_source_def* sources;
+  int nsource, cap_source;
+  hy_throttle_def* throttles;
+  int nthrottle, cap_throttle;
+  hy_valve_def* valves;
+  int nvalve, cap_valve;
+  hy_cylinder_def* cylinders;
+  int ncylinder, cap_cylinder;
   hy_planar planar;  // HY_PLANAR_AUTO unless set by hy_spec_set_planar
 };
 

@@ -90,6 +90,25 @@ int hy_model_cut(const hy_model* m, const char* name) {
 int hy_model_force(const hy_model* m, const char* name) {
   return find_name(m->frc_name, m->sizes.nfrc, name);
 }
+int hy_model_circuit(const hy_model* m, const char* name) {
+  return find_name(m->circ_name, m->sizes.ncirc, name);
+}
+int hy_model_volume(const hy_model* m, const char* name) {
+  return find_name(m->vol_name, m->sizes.nvol, name);
+}
+int hy_model_source(const hy_model* m, const char* name) {
+  return find_name(m->src_name, m->sizes.nsrc, name);
+}
+int hy_model_throttle(const hy_model* m, const char* name) {
+  return find_name(m->orf_name, m->sizes.norf, name);
+}
+int hy_model_valve(const hy_model* m, const char* name) {
+  return find_name(m->vlv_name, m->sizes.nvlv, name);
+}
+int hy_model_cylinder(const hy_model* m, const char* name) {
+  int f = hy_model_force(m, name);
+  return f < 0 ? -1 : m->frc_cyl[f];
+}
 
 double hy_signal_eval(const hy_model* m, int sig, double t) {
   const int n = m->sig_npoint[sig];
@@ -193,6 +212,395 @@ static int inertia_ok(const double J[9]) {
   if (J[0] * J[4] - J[1] * J[3] < -tol * scale) return 0;
   if (hy_m3_det(J) < -tol * scale * scale) return 0;
   return 1;
+}
+
+//----- hydraulics ----------------------------------------------------------------------------
+
+// A hydraulic model error at `pos`, returned at once (the hydraulic checks own nothing).
+#define HFAIL(pos, ...)                                \
+  do {                                                 \
+    char msg_[400];                                    \
+    snprintf(msg_, sizeof msg_, __VA_ARGS__);          \
+    return fail_at(err, s, (pos), HY_ERR_MODEL, msg_); \
+  } while (0)
+
+static int spec_circuit(const hy_spec* s, const char* name) {
+  for (int i = 0; i < s->ncircuit; i++) {
+    if (strcmp(s->circuits[i].name, name) == 0) return i;
+  }
+  return -1;
+}
+
+// Node of a volume (its index) or source (nvolume + its index) by name, or -1: the numbering
+// of the compiled orf_node / vlv_node arrays.
+static int spec_node(const hy_spec* s, const char* name) {
+  for (int i = 0; i < s->nvolume; i++) {
+    if (strcmp(s->volumes[i].name, name) == 0) return i;
+  }
+  for (int i = 0; i < s->nsource; i++) {
+    if (strcmp(s->sources[i].name, name) == 0) return s->nvolume + i;
+  }
+  return -1;
+}
+
+// Circuit of a node (spec index).
+static int node_circuit(const hy_spec* s, int node) {
+  const char* c =
+      node < s->nvolume ? s->volumes[node].circuit : s->sources[node - s->nvolume].circuit;
+  return spec_circuit(s, c);
+}
+
+// Where a hydraulic name was first defined among the kinds checked so far, for duplicates.
+static int hyd_name_taken(const hy_spec* s, const char* name, int kind, int index,
+                          const char** what) {
+  // kinds in order: 0 volume, 1 source, 2 throttle, 3 valve, 4 cylinder
+  static const char* const kinds[] = {"volume", "source", "throttle", "valve", "cylinder"};
+  for (int k = 0; k <= kind; k++) {
+    int n = k == 0   ? s->nvolume
+            : k == 1 ? s->nsource
+            : k == 2 ? s->nthrottle
+            : k == 3 ? s->nvalve
+                     : s->ncylinder;
+    if (k == kind) n = index;
+    for (int i = 0; i < n; i++) {
+      const char* other = k == 0   ? s->volumes[i].name
+                          : k == 1 ? s->sources[i].name
+                          : k == 2 ? s->throttles[i].name
+                          : k == 3 ? s->valves[i].name
+                                   : s->cylinders[i].name;
+      if (strcmp(other, name) == 0) {
+        *what = kinds[k];
+        return 1;
+      }
+    }
+  }
+  return 0;
+}
+
+static int finite_nonneg(double x) { return isfinite(x) && x >= 0; }
+static int finite_pos(double x) { return isfinite(x) && x > 0; }
+
+// Resolves one port of a throttle or valve: *node gets the node, and the circuits of all
+// ports must agree (*circ is -1 until the first port sets it).
+static hy_status hyd_port(const hy_spec* s, hy_error* err, hy_srcpos pos, const char* kind,
+                          const char* elem, const char* port, const char* name, int* node,
+                          int* circ) {
+  *node = spec_node(s, name);
+  if (*node < 0) {
+    HFAIL(pos, "%s '%s': %s '%s' is not a volume or source of the hydraulics", kind, elem, port,
+          name);
+  }
+  const int c = node_circuit(s, *node);
+  if (*circ >= 0 && c != *circ) {
+    HFAIL(pos, "%s '%s': %s '%s' belongs to circuit '%s', the other ports to circuit '%s'", kind,
+          elem, port, name, s->circuits[c].name, s->circuits[*circ].name);
+  }
+  *circ = c;
+  return HY_OK;
+}
+
+// Validates the hydraulic definitions (names, references, ranges, connectivity) with the
+// position of the offending definition.
+static hy_status hyd_check(const hy_spec* s, hy_error* err) {
+  for (int i = 0; i < s->ncircuit; i++) {
+    const hy_circuit_def* c = &s->circuits[i];
+    if (c->name[0] == 0) HFAIL(c->pos, "circuit %d has no name", i);
+    if (spec_circuit(s, c->name) != i) HFAIL(c->pos, "duplicate circuit name '%s'", c->name);
+    if (!finite_pos(c->B_oil)) {
+      HFAIL(c->pos, "circuit '%s': the oil bulk modulus must be positive (Pa), got %g", c->name,
+            c->B_oil);
+    }
+    if (c->law != HY_BULK_CONSTANT && c->law != HY_BULK_LINEAR) {
+      HFAIL(c->pos, "circuit '%s': unknown bulk modulus law %d", c->name, (int)c->law);
+    }
+    if (!finite_nonneg(c->law_k)) {
+      HFAIL(c->pos, "circuit '%s': k of the linear bulk modulus law must be >= 0, got %g", c->name,
+            c->law_k);
+    }
+    if (c->laminar != HY_LAMINAR_CUBIC && c->laminar != HY_LAMINAR_LINEAR) {
+      HFAIL(c->pos, "circuit '%s': unknown laminar law %d", c->name, (int)c->laminar);
+    }
+  }
+  const char* what;
+  for (int i = 0; i < s->nvolume; i++) {
+    const hy_volume_def* v = &s->volumes[i];
+    if (v->name[0] == 0) HFAIL(v->pos, "volume %d has no name", i);
+    if (hyd_name_taken(s, v->name, 0, i, &what)) {
+      HFAIL(v->pos, "volume '%s': the name is already used by a %s", v->name, what);
+    }
+    if (spec_circuit(s, v->circuit) < 0) {
+      HFAIL(v->pos, "volume '%s': circuit '%s' does not exist", v->name, v->circuit);
+    }
+    if (!finite_nonneg(v->hose_volume)) {
+      HFAIL(v->pos, "volume '%s': hose volume must be >= 0 (m^3), got %g", v->name, v->hose_volume);
+    }
+    if (v->hose_volume > 0 ? !finite_pos(v->hose_bulk_modulus)
+                           : !finite_nonneg(v->hose_bulk_modulus)) {
+      HFAIL(v->pos, "volume '%s': the hose bulk modulus must be positive (Pa), got %g", v->name,
+            v->hose_bulk_modulus);
+    }
+    if (!isnan(v->p0) && !isfinite(v->p0)) {
+      HFAIL(v->pos, "volume '%s': initial pressure must be finite (or NaN: derived)", v->name);
+    }
+  }
+  for (int i = 0; i < s->nsource; i++) {
+    const hy_source_def* p = &s->sources[i];
+    if (p->name[0] == 0) HFAIL(p->pos, "source %d has no name", i);
+    if (hyd_name_taken(s, p->name, 1, i, &what)) {
+      HFAIL(p->pos, "source '%s': the name is already used by a %s", p->name, what);
+    }
+    if (spec_circuit(s, p->circuit) < 0) {
+      HFAIL(p->pos, "source '%s': circuit '%s' does not exist", p->name, p->circuit);
+    }
+    if (!isfinite(p->pressure)) HFAIL(p->pos, "source '%s': pressure must be finite", p->name);
+    if (p->signal[0] && spec_signal(s, p->signal) < 0) {
+      HFAIL(p->pos, "source '%s': signal '%s' does not exist", p->name, p->signal);
+    }
+  }
+  for (int i = 0; i < s->nthrottle; i++) {
+    const hy_throttle_def* t = &s->throttles[i];
+    if (t->name[0] == 0) HFAIL(t->pos, "throttle %d has no name", i);
+    if (hyd_name_taken(s, t->name, 2, i, &what)) {
+      HFAIL(t->pos, "throttle '%s': the name is already used by a %s", t->name, what);
+    }
+    int a, b, circ = -1;
+    HY_TRY(hyd_port(s, err, t->pos, "throttle", t->name, "from", t->from, &a, &circ));
+    HY_TRY(hyd_port(s, err, t->pos, "throttle", t->name, "to", t->to, &b, &circ));
+    if (a == b) HFAIL(t->pos, "throttle '%s': from and to are the same node '%s'", t->name, t->to);
+    if (a >= s->nvolume && b >= s->nvolume) {
+      HFAIL(t->pos, "throttle '%s': connects two sources ('%s', '%s'); one end must be a volume",
+            t->name, t->from, t->to);
+    }
+    if (!finite_pos(t->cv)) {
+      HFAIL(t->pos, "throttle '%s': cv must be positive (m^3/(s sqrt(Pa))), got %g", t->name,
+            t->cv);
+    }
+    if (!finite_pos(t->dp_lim)) {
+      HFAIL(t->pos, "throttle '%s': dp_lim must be positive (Pa), got %g", t->name, t->dp_lim);
+    }
+  }
+  for (int i = 0; i < s->nvalve; i++) {
+    const hy_valve_def* v = &s->valves[i];
+    if (v->name[0] == 0) HFAIL(v->pos, "valve %d has no name", i);
+    if (hyd_name_taken(s, v->name, 3, i, &what)) {
+      HFAIL(v->pos, "valve '%s': the name is already used by a %s", v->name, what);
+    }
+    const char* names[4] = {v->P, v->T, v->A, v->B};
+    static const char* const ports[4] = {"port P", "port T", "port A", "port B"};
+    int node[4], circ = -1, nvol = 0;
+    for (int k = 0; k < 4; k++) {
+      HY_TRY(hyd_port(s, err, v->pos, "valve", v->name, ports[k], names[k], &node[k], &circ));
+      nvol += node[k] < s->nvolume;
+      for (int q = 0; q < k; q++) {
+        if (node[q] == node[k]) {
+          HFAIL(v->pos,
+                "valve '%s': %s and %s are the same node '%s' (the four ports must "
+                "differ)",
+                v->name, ports[q], ports[k], names[k]);
+        }
+      }
+    }
+    if (nvol == 0) HFAIL(v->pos, "valve '%s': no port is a volume", v->name);
+    if (!finite_pos(v->cv)) {
+      HFAIL(v->pos, "valve '%s': cv must be positive (m^3/(s V sqrt(Pa))), got %g", v->name, v->cv);
+    }
+    if (!finite_pos(v->tau)) {
+      HFAIL(v->pos, "valve '%s': tau must be positive (s), got %g", v->name, v->tau);
+    }
+    if (!finite_pos(v->dp_lim)) {
+      HFAIL(v->pos, "valve '%s': dp_lim must be positive (Pa), got %g", v->name, v->dp_lim);
+    }
+    if (!isfinite(v->U0)) HFAIL(v->pos, "valve '%s': U0 must be finite", v->name);
+    if (v->signal[0] && spec_signal(s, v->signal) < 0) {
+      HFAIL(v->pos, "valve '%s': signal '%s' does not exist", v->name, v->signal);
+    }
+  }
+  for (int i = 0; i < s->ncylinder; i++) {
+    const hy_cylinder_def* c = &s->cylinders[i];
+    if (c->name[0] == 0) HFAIL(c->pos, "cylinder %d has no name", i);
+    if (hyd_name_taken(s, c->name, 4, i, &what)) {
+      HFAIL(c->pos, "cylinder '%s': the name is already used by a %s", c->name, what);
+    }
+    for (int k = 0; k < s->nforce; k++) {
+      if (strcmp(s->forces[k].name, c->name) == 0) {
+        HFAIL(c->pos,
+              "cylinder '%s': the name is already used by a force element (a cylinder "
+              "is a force element of the same name)",
+              c->name);
+      }
+    }
+    if (spec_marker(s, c->marker_a) < 0) {
+      HFAIL(c->pos, "cylinder '%s': marker '%s' does not exist", c->name, c->marker_a);
+    }
+    if (spec_marker(s, c->marker_b) < 0) {
+      HFAIL(c->pos, "cylinder '%s': marker '%s' does not exist", c->name, c->marker_b);
+    }
+    if (strcmp(c->marker_a, c->marker_b) == 0) {
+      HFAIL(c->pos, "cylinder '%s': marker_a and marker_b are the same marker '%s'", c->name,
+            c->marker_a);
+    }
+    const char* ch[2] = {c->chamber_a, c->chamber_b};
+    for (int k = 0; k < 2; k++) {
+      int nd = spec_node(s, ch[k]);
+      if (nd < 0) {
+        HFAIL(c->pos, "cylinder '%s': chamber_%c '%s' is not a volume of the hydraulics", c->name,
+              'a' + k, ch[k]);
+      }
+      if (nd >= s->nvolume) {
+        HFAIL(c->pos, "cylinder '%s': chamber_%c '%s' is a source; a chamber must be a volume",
+              c->name, 'a' + k, ch[k]);
+      }
+    }
+    if (strcmp(c->chamber_a, c->chamber_b) == 0) {
+      HFAIL(c->pos, "cylinder '%s': chamber_a and chamber_b are the same volume '%s'", c->name,
+            c->chamber_a);
+    }
+    if (!finite_pos(c->area_a) || !finite_pos(c->area_b)) {
+      HFAIL(c->pos, "cylinder '%s': areas must be positive (m^2), got area_a %g, area_b %g",
+            c->name, c->area_a, c->area_b);
+    }
+    if (!finite_pos(c->stroke)) {
+      HFAIL(c->pos, "cylinder '%s': stroke must be positive (m), got %g", c->name, c->stroke);
+    }
+    if (!finite_nonneg(c->dead_length)) {
+      HFAIL(c->pos, "cylinder '%s': dead length must be >= 0 (m), got %g", c->name, c->dead_length);
+    }
+    if (!finite_pos(c->bulk_modulus)) {
+      HFAIL(c->pos, "cylinder '%s': bulk modulus must be positive (Pa), got %g", c->name,
+            c->bulk_modulus);
+    }
+    if (!finite_nonneg(c->viscous) || !finite_nonneg(c->damper_k) || !finite_nonneg(c->damper_c) ||
+        !finite_nonneg(c->damper_length)) {
+      HFAIL(c->pos, "cylinder '%s': viscous coefficient and end damper values must be >= 0",
+            c->name);
+    }
+    if (!(2 * c->damper_length < c->stroke)) {
+      HFAIL(c->pos,
+            "cylinder '%s': the end dampers (length %g m each) must fit in the stroke "
+            "(%g m)",
+            c->name, c->damper_length, c->stroke);
+    }
+    if (c->init != HY_CYL_INIT_GIVEN && c->init != HY_CYL_INIT_EQUILIBRIUM) {
+      HFAIL(c->pos, "cylinder '%s': unknown initial-state rule %d", c->name, (int)c->init);
+    }
+    if (c->init == HY_CYL_INIT_EQUILIBRIUM) {
+      const hy_volume_def* va = &s->volumes[spec_node(s, c->chamber_a)];
+      if (!isnan(va->p0)) {
+        HFAIL(c->pos,
+              "cylinder '%s': initial: equilibrium derives the piston-side pressure, so "
+              "volume '%s' must not give p0 (give it on the rod side '%s')",
+              c->name, va->name, c->chamber_b);
+      }
+    }
+  }
+  // every volume needs a connection, and one without hoses needs a chamber
+  for (int i = 0; i < s->nvolume; i++) {
+    const hy_volume_def* v = &s->volumes[i];
+    int nconn = 0, nchamber = 0;
+    for (int k = 0; k < s->nthrottle; k++) {
+      nconn +=
+          strcmp(s->throttles[k].from, v->name) == 0 || strcmp(s->throttles[k].to, v->name) == 0;
+    }
+    for (int k = 0; k < s->nvalve; k++) {
+      const hy_valve_def* vd = &s->valves[k];
+      nconn += strcmp(vd->P, v->name) == 0 || strcmp(vd->T, v->name) == 0 ||
+               strcmp(vd->A, v->name) == 0 || strcmp(vd->B, v->name) == 0;
+    }
+    for (int k = 0; k < s->ncylinder; k++) {
+      nchamber += strcmp(s->cylinders[k].chamber_a, v->name) == 0;
+      nchamber += strcmp(s->cylinders[k].chamber_b, v->name) == 0;
+    }
+    if (nconn + nchamber == 0) {
+      HFAIL(v->pos,
+            "volume '%s' is not connected: no throttle, valve port or cylinder chamber "
+            "names it",
+            v->name);
+    }
+    if (v->hose_volume == 0 && nchamber == 0) {
+      HFAIL(v->pos,
+            "volume '%s': hose volume 0 is allowed only for a cylinder chamber (it "
+            "would hold no oil)",
+            v->name);
+    }
+  }
+  return HY_OK;
+}
+
+#undef HFAIL
+
+// Fills the hydraulic arrays of m (sizes already set) and the force elements of the cylinders,
+// numbered after the spec's force elements.
+static void hyd_fill(const hy_spec* s, hy_model* m) {
+  for (int i = 0; i < s->ncircuit; i++) {
+    const hy_circuit_def* c = &s->circuits[i];
+    memcpy(m->circ_name + (size_t)i * HY_NAME_MAX, c->name, HY_NAME_MAX);
+    m->circ_B_oil[i] = c->B_oil;
+    m->circ_law[i] = c->law;
+    m->circ_law_k[i] = c->law_k;
+    m->circ_laminar[i] = c->laminar;
+  }
+  for (int i = 0; i < s->nvolume; i++) {
+    const hy_volume_def* v = &s->volumes[i];
+    memcpy(m->vol_name + (size_t)i * HY_NAME_MAX, v->name, HY_NAME_MAX);
+    m->vol_circ[i] = spec_circuit(s, v->circuit);
+    m->vol_hose[i] = v->hose_volume;
+    m->vol_B_hose[i] = v->hose_bulk_modulus;
+    m->vol_p0[i] = v->p0;
+    m->vol_pos[i] = v->pos;
+  }
+  for (int i = 0; i < s->nsource; i++) {
+    const hy_source_def* p = &s->sources[i];
+    memcpy(m->src_name + (size_t)i * HY_NAME_MAX, p->name, HY_NAME_MAX);
+    m->src_p[i] = p->pressure;
+    m->src_sig[i] = p->signal[0] ? hy_model_signal(m, p->signal) : -1;
+  }
+  for (int i = 0; i < s->nthrottle; i++) {
+    const hy_throttle_def* t = &s->throttles[i];
+    memcpy(m->orf_name + (size_t)i * HY_NAME_MAX, t->name, HY_NAME_MAX);
+    m->orf_node[2 * i] = spec_node(s, t->from);
+    m->orf_node[2 * i + 1] = spec_node(s, t->to);
+    m->orf_cv[i] = t->cv;
+    m->orf_dp_lim[i] = t->dp_lim;
+  }
+  for (int i = 0; i < s->nvalve; i++) {
+    const hy_valve_def* v = &s->valves[i];
+    memcpy(m->vlv_name + (size_t)i * HY_NAME_MAX, v->name, HY_NAME_MAX);
+    m->vlv_node[4 * i + 0] = spec_node(s, v->P);
+    m->vlv_node[4 * i + 1] = spec_node(s, v->T);
+    m->vlv_node[4 * i + 2] = spec_node(s, v->A);
+    m->vlv_node[4 * i + 3] = spec_node(s, v->B);
+    m->vlv_cv[i] = v->cv;
+    m->vlv_tau[i] = v->tau;
+    m->vlv_dp_lim[i] = v->dp_lim;
+    m->vlv_U0[i] = v->U0;
+    m->vlv_sig[i] = v->signal[0] ? hy_model_signal(m, v->signal) : -1;
+  }
+  for (int i = 0; i < s->ncylinder; i++) {
+    const hy_cylinder_def* c = &s->cylinders[i];
+    const int f = s->nforce + i;
+    memcpy(m->frc_name + (size_t)f * HY_NAME_MAX, c->name, HY_NAME_MAX);
+    m->frc_type[f] = HY_FORCE_CYLINDER;
+    m->frc_mrk_a[f] = hy_model_marker(m, c->marker_a);
+    m->frc_mrk_b[f] = hy_model_marker(m, c->marker_b);
+    m->frc_value[f] = 0.0;
+    m->frc_equilibrium[f] = c->init == HY_CYL_INIT_EQUILIBRIUM;
+    m->frc_sig[f] = -1;
+    m->frc_cyl[f] = i;
+    m->frc_pos[f] = c->pos;
+    m->cyl_frc[i] = f;
+    m->cyl_vol_a[i] = spec_node(s, c->chamber_a);
+    m->cyl_vol_b[i] = spec_node(s, c->chamber_b);
+    m->cyl_area_a[i] = c->area_a;
+    m->cyl_area_b[i] = c->area_b;
+    m->cyl_stroke[i] = c->stroke;
+    m->cyl_dead[i] = c->dead_length;
+    m->cyl_B[i] = c->bulk_modulus;
+    m->cyl_visc[i] = c->viscous;
+    m->cyl_kd[i] = c->damper_k;
+    m->cyl_cd[i] = c->damper_c;
+    m->cyl_ld[i] = c->damper_length;
+    m->cyl_init[i] = c->init;
+  }
 }
 
 hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
@@ -365,10 +773,11 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
             (int)o->tangent);
     }
     if (!(o->penalty > 0) || !isfinite(o->penalty) || !(o->tol_pos > 0) || !isfinite(o->tol_pos) ||
-        o->max_iter < 1 || !(o->partition_rcond > 0) || !(o->partition_rcond < 1)) {
+        !(o->tol_p > 0) || !isfinite(o->tol_p) || o->max_iter < 1 ||
+        !(o->partition_rcond > 0) || !(o->partition_rcond < 1)) {
       FAILF(nowhere,
-            "solver: penalty and tol_position must be positive, max_iterations at least 1 and "
-            "partition_rcond in (0, 1)");
+            "solver: penalty, tol_position and tol_pressure must be positive, max_iterations at "
+            "least 1 and partition_rcond in (0, 1)");
     }
   }
 
@@ -433,6 +842,9 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
       FAILF(fd->pos, "force '%s': value must be finite", fd->name);
     }
   }
+
+  status = hyd_check(s, err);
+  if (status != HY_OK) goto done;
 
   // Body rotations and joint axes at z = 0 (A_j = A_parent jnt_crot_j, axis = A_parent paxis_j),
   // parents first, for the planarity test: rotations about parallel axes keep parallel axes
@@ -563,7 +975,13 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
                  .nload = s->nload,
                  .ncut = s->ncut,
                  .neq = neq,
-                 .nfrc = s->nforce};
+                 .nfrc = s->nforce + s->ncylinder,
+                 .ncirc = s->ncircuit,
+                 .nvol = s->nvolume,
+                 .nsrc = s->nsource,
+                 .norf = s->nthrottle,
+                 .nvlv = s->nvalve,
+                 .ncyl = s->ncylinder};
   status = hy_model_alloc(&sz, &m);
   if (status != HY_OK) {
     HY_FAIL(err, status, "out of memory compiling the model");
@@ -679,7 +1097,10 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
     m->frc_value[k] = fd->equilibrium ? 0.0 : fd->value;
     m->frc_equilibrium[k] = fd->equilibrium ? 1 : 0;
     m->frc_sig[k] = fd->signal[0] ? hy_model_signal(m, fd->signal) : -1;
+    m->frc_cyl[k] = -1;
+    m->frc_pos[k] = fd->pos;
   }
+  hyd_fill(s, m);
   *out = m;
   m = NULL;
 

@@ -1,4 +1,5 @@
 // The editable model: growable arrays of definitions, copied in by the builder API.
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -58,6 +59,51 @@ hy_force_def hy_force_def_default(void) {
   return d;
 }
 
+hy_circuit_def hy_circuit_def_default(void) {
+  hy_circuit_def d;
+  memset(&d, 0, sizeof d);
+  d.law = HY_BULK_CONSTANT;
+  d.laminar = HY_LAMINAR_CUBIC;
+  return d;
+}
+
+hy_volume_def hy_volume_def_default(void) {
+  hy_volume_def d;
+  memset(&d, 0, sizeof d);
+  d.p0 = NAN;  // derived by hy_hyd_initial_state unless given
+  return d;
+}
+
+hy_source_def hy_source_def_default(void) {
+  hy_source_def d;
+  memset(&d, 0, sizeof d);
+  return d;
+}
+
+// 2 bar: the laminar limit of seed 000 Sect. 3.1 and seed 003 Eq. 6.
+static const double kDefaultDpLim = 2e5;
+
+hy_throttle_def hy_throttle_def_default(void) {
+  hy_throttle_def d;
+  memset(&d, 0, sizeof d);
+  d.dp_lim = kDefaultDpLim;
+  return d;
+}
+
+hy_valve_def hy_valve_def_default(void) {
+  hy_valve_def d;
+  memset(&d, 0, sizeof d);
+  d.dp_lim = kDefaultDpLim;
+  return d;
+}
+
+hy_cylinder_def hy_cylinder_def_default(void) {
+  hy_cylinder_def d;
+  memset(&d, 0, sizeof d);
+  d.init = HY_CYL_INIT_GIVEN;
+  return d;
+}
+
 hy_status hy_spec_create(hy_spec** out) {
   if (!out) return HY_ERR_ARG;
   hy_spec* s = hy_calloc(1, sizeof *s);
@@ -81,6 +127,12 @@ void hy_spec_free(hy_spec* s) {
   hy_free(s->loads);
   hy_free(s->cuts);
   hy_free(s->forces);
+  hy_free(s->circuits);
+  hy_free(s->volumes);
+  hy_free(s->sources);
+  hy_free(s->throttles);
+  hy_free(s->valves);
+  hy_free(s->cylinders);
   hy_free(s);
 }
 
@@ -144,6 +196,36 @@ hy_status hy_spec_add_cut(hy_spec* s, const hy_cut_def* def) {
 
 hy_status hy_spec_add_force(hy_spec* s, const hy_force_def* def) {
   HY_SPEC_ADD_(s, forces, nforce, cap_force, def);
+  return HY_OK;
+}
+
+hy_status hy_spec_add_circuit(hy_spec* s, const hy_circuit_def* def) {
+  HY_SPEC_ADD_(s, circuits, ncircuit, cap_circuit, def);
+  return HY_OK;
+}
+
+hy_status hy_spec_add_volume(hy_spec* s, const hy_volume_def* def) {
+  HY_SPEC_ADD_(s, volumes, nvolume, cap_volume, def);
+  return HY_OK;
+}
+
+hy_status hy_spec_add_source(hy_spec* s, const hy_source_def* def) {
+  HY_SPEC_ADD_(s, sources, nsource, cap_source, def);
+  return HY_OK;
+}
+
+hy_status hy_spec_add_throttle(hy_spec* s, const hy_throttle_def* def) {
+  HY_SPEC_ADD_(s, throttles, nthrottle, cap_throttle, def);
+  return HY_OK;
+}
+
+hy_status hy_spec_add_valve(hy_spec* s, const hy_valve_def* def) {
+  HY_SPEC_ADD_(s, valves, nvalve, cap_valve, def);
+  return HY_OK;
+}
+
+hy_status hy_spec_add_cylinder(hy_spec* s, const hy_cylinder_def* def) {
+  HY_SPEC_ADD_(s, cylinders, ncylinder, cap_cylinder, def);
   return HY_OK;
 }
 

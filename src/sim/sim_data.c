@@ -52,15 +52,31 @@ static void layout(const hy_model* m, hy_data* d, hy_work* w, double* dbuf, int*
   TAKE_D(d->frc_rate, nf)
   TAKE_D(d->frc_dir, 3 * nf)
   TAKE_D(d->frc_static, nf)
+  const size_t nv = (size_t)sz->nvol, nvl = (size_t)sz->nvlv, nc = (size_t)sz->ncyl;
+  TAKE_D(d->p, nv)
+  TAKE_D(d->pd, nv)
+  TAKE_D(d->U, nvl)
+  TAKE_D(d->Ud, nvl)
+  TAKE_D(d->vol_V, nv)
+  TAKE_D(d->vol_Be, nv)
+  TAKE_D(d->orf_q, (size_t)sz->norf)
+  TAKE_D(d->vlv_q, 4 * nvl)
+  TAKE_D(d->cyl_len_a, nc)
+  TAKE_D(d->cyl_len_b, nc)
+  TAKE_D(d->cyl_F_hyd, nc)
+  TAKE_D(d->cyl_F_visc, nc)
+  TAKE_D(d->cyl_F_damp, nc)
   TAKE_I(d->part, nz)
   if (dbuf) hy_mech_work_bind(m, &w->mech, dbuf + pd);
   pd += hy_mech_work_size(m);
   if (dbuf) hy_form_work_bind(m, &w->form, dbuf + pd, ibuf + pi);
   pd += hy_form_work_doubles(m);
   pi += hy_form_work_ints(m);
-  if (dbuf) hy_integ_newton_bind(sz->nz, &w->newton, dbuf + pd, ibuf + pi);
-  pd += hy_integ_newton_doubles(sz->nz);
-  pi += hy_integ_newton_ints(sz->nz);
+  // Newton unknowns: at most every coordinate and every pressure (Eq. 48)
+  const int nx = sz->nz + sz->nvol;
+  if (dbuf) hy_integ_newton_bind(nx, &w->newton, dbuf + pd, ibuf + pi);
+  pd += hy_integ_newton_doubles(nx);
+  pi += hy_integ_newton_ints(nx);
   TAKE_D(w->x, 2 * nz)
   TAKE_D(w->x0, 2 * nz)
   TAKE_D(w->xdot, 2 * nz)
@@ -71,8 +87,8 @@ static void layout(const hy_model* m, hy_data* d, hy_work* w, double* dbuf, int*
   *nint = pi;
 }
 
-hy_status hy_data_make(const hy_model* m, hy_data** out) {
-  if (!m || !out) return HY_ERR_ARG;
+hy_status hy_data_make(const hy_model* m, hy_data** out, hy_error* err) {
+  if (!m || !out) return HY_FAIL(err, HY_ERR_ARG, "null argument");
   size_t ndouble, nint;
   hy_data probe;
   hy_work wprobe;
@@ -86,7 +102,7 @@ hy_status hy_data_make(const hy_model* m, hy_data** out) {
     hy_free(w);
     hy_free(dbuf);
     hy_free(ibuf);
-    return HY_ERR_NOMEM;
+    return HY_FAIL(err, HY_ERR_NOMEM, "out of memory making the data of model '%s'", m->name);
   }
   layout(m, d, w, dbuf, ibuf, &ndouble, &nint);
   w->buffer = dbuf;
@@ -94,6 +110,7 @@ hy_status hy_data_make(const hy_model* m, hy_data** out) {
   d->work_ = w;
   hy_status st = hy_data_reset(m, d);
   if (st < 0) {
+    if (err) *err = d->err;
     hy_data_free(d);
     return st;
   }

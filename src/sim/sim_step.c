@@ -8,6 +8,17 @@
 #include "core/core.h"
 #include "sim/sim.h"
 
+// Power of the cylinders' pressure, viscous and end-damper forces.
+static void cylinder_powers(const hy_model* m, const hy_data* d, hy_work* w) {
+  w->power_hyd = w->power_visc = w->power_damp = 0;
+  for (int c = 0; c < m->sizes.ncyl; c++) {
+    const double v = d->frc_rate[m->cyl_frc[c]];
+    w->power_hyd += d->cyl_F_hyd[c] * v;
+    w->power_visc -= d->cyl_F_visc[c] * v;  // dissipated: >= 0
+    w->power_damp += d->cyl_F_damp[c] * v;
+  }
+}
+
 hy_status hy_forward(const hy_model* m, hy_data* d) {
   if (!m || !d) return HY_ERR_ARG;
   hy_work* w = d->work_;
@@ -19,6 +30,7 @@ hy_status hy_forward(const hy_model* m, hy_data* d) {
   }
   HY_TRY(hy_form_forward(m, d, &w->form, &w->mech));
   w->power = hy_mech_load_power(m, d, &w->mech);
+  cylinder_powers(m, d, w);
   d->stats.nforward++;
   return HY_OK;
 }
@@ -90,18 +102,26 @@ hy_status hy_step(const hy_model* m, hy_data* d) {
   if (!m || !d) return HY_ERR_ARG;
   const double t_start = now_seconds();
   hy_work* w = d->work_;
-  const double power0 = w->power;
+  const double power0 = w->power, hyd0 = w->power_hyd, visc0 = w->power_visc;
+  const double damp0 = w->power_damp;
   d->err.code = HY_OK;  // so that a failure below can tell whether it was already described
   hy_status st;
   if (m->opt.formulation == HY_FORM_TREE) {
     st = step_explicit(m, d, w);
   } else {
     st = hy_integ_trap_newton_step(m, d, &w->form, &w->mech, &w->newton);
-    if (st == HY_OK) w->power = hy_mech_load_power(m, d, &w->mech);
+    if (st == HY_OK) {
+      w->power = hy_mech_load_power(m, d, &w->mech);
+      cylinder_powers(m, d, w);
+    }
   }
   if (st != HY_OK) return st;
   // work of the applied loads and force elements by the trapezoidal rule on their power
-  d->work_ext += 0.5 * m->opt.dt * (power0 + w->power);
+  const double h = 0.5 * m->opt.dt;
+  d->work_ext += h * (power0 + w->power);
+  d->work_hyd += h * (hyd0 + w->power_hyd);
+  d->diss_visc += h * (visc0 + w->power_visc);
+  d->work_damp += h * (damp0 + w->power_damp);
   if (d->violation > d->stats.violation_max) d->stats.violation_max = d->violation;
   d->stats.nstep++;
   d->stats.wall_time += now_seconds() - t_start;

@@ -1,5 +1,6 @@
 // The hydyn command, run as a child process: help, argument checking, exit statuses, a short
-// run with its CSV and summary, and error positions for a malformed model file.
+// run with its CSV and summary, error positions for a malformed model file, and closed-loop runs
+// (formulations, Newton options, notes, extra CSV columns).
 //
 // The binary is $HYDYN_BIN (set by ctest, see tests/CMakeLists.txt), else build/hydyn in the
 // source tree.
@@ -112,8 +113,10 @@ START_TEST(help_mentions_everything) {
 
   run_hydyn((const char*[]){"run", "--help", NULL}, NULL, &result);
   ck_assert_int_eq(result.status, 0);
-  const char* opts[] = {"--t-end", "--dt",     "--integrator", "euler",   "semi-euler", "rk4",
-                        "--out",   "--no-out", "--every",      "--quiet", "--help"};
+  const char* opts[] = {
+      "--t-end",     "--dt",      "--integrator", "euler",  "semi-euler",    "rk4",   "--out",
+      "--no-out",    "--every",   "--quiet",      "--help", "--formulation", "tree",  "penalty",
+      "double-step", "--tangent", "analytic",     "fd",     "--penalty",     "--tol", "--max-iter"};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) ASSERT_HAS(result.out, opts[i]);
 
   run_hydyn((const char*[]){"--version", NULL}, NULL, &result);
@@ -145,13 +148,31 @@ START_TEST(bad_arguments_exit_2) {
 
   // Each of these must be refused before anything runs.
   const char* const cases[][4] = {
-      {"--dt", "0", NULL},      {"--dt", "-1e-3", NULL},
-      {"--dt", "1e-3x", NULL},  {"--dt", "", NULL},
-      {"--dt=nan", NULL},       {"--t-end", "inf", NULL},
-      {"--t-end", " 1", NULL},  {"--every", "0", NULL},
-      {"--every", "2.5", NULL}, {"--integrator", "RK4", NULL},
-      {"--bogus", NULL},        {"--dt", NULL},
+      {"--dt", "0", NULL},
+      {"--dt", "-1e-3", NULL},
+      {"--dt", "1e-3x", NULL},
+      {"--dt", "", NULL},
+      {"--dt=nan", NULL},
+      {"--t-end", "inf", NULL},
+      {"--t-end", " 1", NULL},
+      {"--every", "0", NULL},
+      {"--every", "2.5", NULL},
+      {"--integrator", "RK4", NULL},
+      {"--bogus", NULL},
+      {"--dt", NULL},
       {"extra-arg", NULL},
+      {"--formulation", "Penalty", NULL},
+      {"--formulation", NULL},
+      {"--formulation=", NULL},
+      {"--tangent", "exact", NULL},
+      {"--tol", "-1", NULL},
+      {"--tol", "0", NULL},
+      {"--tol", "1e-7m", NULL},
+      {"--penalty", "abc", NULL},
+      {"--penalty", "-1e11", NULL},
+      {"--max-iter", "0", NULL},
+      {"--max-iter", "2.5", NULL},
+      {"--max-iter", "1000001", NULL},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const char* args[8] = {"run", "double-pendulum", NULL};
@@ -241,7 +262,14 @@ START_TEST(short_run_writes_csv_and_summary) {
   ck_assert_str_eq(summary_value(result.out, "steps", v, sizeof v), "100");
   ck_assert_str_eq(summary_value(result.out, "model", v, sizeof v), "double-pendulum");
   ck_assert_str_eq(summary_value(result.out, "integrator", v, sizeof v), "rk4");
+  ck_assert_str_eq(summary_value(result.out, "formulation", v, sizeof v), "tree");
   ck_assert_str_eq(summary_value(result.out, "csv", v, sizeof v), csv);
+  // no Newton iteration and no loops in an open tree: those keys are left out
+  const char* absent[] = {"iter_mean", "iter_max", "violation_max", "partitions"};
+  for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++) {
+    ck_assert_msg(!summary_value(result.out, absent[i], v, sizeof v)[0], "%s in '%s'", absent[i],
+                  result.out);
+  }
   const char* keys[] = {"dt", "t_end", "wall", "rtf", "energy_drift", "energy_drift_rel"};
   for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
     ck_assert_msg(summary_value(result.out, keys[i], v, sizeof v)[0], "no %s in '%s'", keys[i],
@@ -344,6 +372,171 @@ START_TEST(unwritable_csv_exits_1) {
 }
 END_TEST
 
+//----- closed loops --------------------------------------------------------------------------
+
+// The header line of a CSV text (without its line break) into buf.
+static const char* header_of(const char* text, char* buf, size_t size) {
+  size_t n = strcspn(text, "\n");
+  if (n >= size) n = size - 1;
+  memcpy(buf, text, n);
+  buf[n] = '\0';
+  return buf;
+}
+
+static int ends_with(const char* s, const char* tail) {
+  size_t ns = strlen(s), nt = strlen(tail);
+  return ns >= nt && strcmp(s + ns - nt, tail) == 0;
+}
+
+START_TEST(double_step_run) {
+  make_tmp_dir();
+  char csv[128];
+  snprintf(csv, sizeof csv, "%s/fb.csv", tmp_dir);
+  run_hydyn((const char*[]){"run", "four-bar-a-released", "--t-end", "0.5", "--formulation",
+                            "double-step", "--out", csv, "--quiet", NULL},
+            NULL, &result);
+  ck_assert_msg(result.status == 0, "status %d, stderr:\n%s", result.status, result.err);
+  ck_assert_int_eq(count_lines(result.out), 1);
+  char v[256];
+  ck_assert_str_eq(summary_value(result.out, "formulation", v, sizeof v), "double-step");
+  ck_assert_str_eq(summary_value(result.out, "integrator", v, sizeof v), "trapezoidal");
+  ck_assert_str_eq(summary_value(result.out, "steps", v, sizeof v), "500");
+  ck_assert_double_ge(strtod(summary_value(result.out, "iter_mean", v, sizeof v), NULL), 1.0);
+  ck_assert_int_ge(atoi(summary_value(result.out, "iter_max", v, sizeof v)), 1);
+  ck_assert_int_ge(atoi(summary_value(result.out, "partitions", v, sizeof v)), 1);
+  summary_value(result.out, "violation_max", v, sizeof v);
+  ck_assert_msg(v[0] && strtod(v, NULL) < 1e-9, "violation_max '%s' in '%s'", v, result.out);
+  // the released four-bar falls: the drift is also quoted against the energy set free
+  ck_assert_msg(summary_value(result.out, "energy_drift_pct_pot", v, sizeof v)[0], "in '%s'",
+                result.out);
+
+  static char text[OUT_MAX];
+  char head[1024];
+  slurp(csv, text);
+  ck_assert_int_eq(count_lines(text), 1 + 501);
+  header_of(text, head, sizeof head);
+  ck_assert_msg(ends_with(head, ",E_total[J],violation[m],iter"), "header %s", head);
+  remove(csv);
+  rmdir(tmp_dir);
+}
+END_TEST
+
+START_TEST(penalty_options) {
+  make_tmp_dir();
+  char v[256];
+  // the model's default formulation for a closed loop
+  run_hydyn(
+      (const char*[]){"run", "four-bar-a-released", "--t-end", "0.05", "--no-out", "--quiet", NULL},
+      NULL, &result);
+  ck_assert_msg(result.status == 0, "stderr:\n%s", result.err);
+  ck_assert_str_eq(summary_value(result.out, "formulation", v, sizeof v), "penalty");
+  ck_assert_str_eq(summary_value(result.out, "integrator", v, sizeof v), "trapezoidal");
+  ck_assert_msg(summary_value(result.out, "violation_max", v, sizeof v)[0], "%s", result.out);
+  ck_assert_msg(!summary_value(result.out, "partitions", v, sizeof v)[0], "%s", result.out);
+
+  // finite-difference tangent, and the Newton settings
+  const char* const variants[][8] = {
+      {"--tangent", "fd", NULL},
+      {"--penalty", "1e10", "--tol=1e-9", "--max-iter", "40", NULL},
+      {"--formulation=double-step", "--tangent=fd", NULL},
+  };
+  for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++) {
+    const char* args[16] = {"run", "four-bar-a-released", "--t-end", "0.05", "--no-out", "--quiet"};
+    for (int k = 0; variants[i][k]; k++) args[6 + k] = variants[i][k];
+    run_hydyn(args, NULL, &result);
+    ck_assert_msg(result.status == 0, "variant %zu: status %d, stderr:\n%s", i, result.status,
+                  result.err);
+    ck_assert_str_eq(summary_value(result.out, "steps", v, sizeof v), "50");
+  }
+
+  // an open tree may also run with the trapezoidal rule
+  run_hydyn((const char*[]){"run", "double-pendulum", "--t-end", "0.05", "--formulation", "penalty",
+                            "--no-out", "--quiet", NULL},
+            NULL, &result);
+  ck_assert_msg(result.status == 0, "stderr:\n%s", result.err);
+  ck_assert_str_eq(summary_value(result.out, "integrator", v, sizeof v), "trapezoidal");
+  ck_assert_msg(!summary_value(result.out, "violation_max", v, sizeof v)[0], "%s", result.out);
+  rmdir(tmp_dir);
+}
+END_TEST
+
+START_TEST(held_model_notes_and_columns) {
+  make_tmp_dir();
+  char csv[128];
+  snprintf(csv, sizeof csv, "%s/held.csv", tmp_dir);
+  run_hydyn((const char*[]){"run", "four-bar-a-held", "--t-end", "0.01", "--out", csv, NULL}, NULL,
+            &result);
+  ck_assert_msg(result.status == 0, "stderr:\n%s", result.err);
+  // seed 000 Sect. 5: F_s0 = 11029.38 N
+  ASSERT_HAS(result.err,
+             "note: force 'cylinder' holds the initial configuration with 11029.38 N (push)\n");
+  char v[256];
+  // held: nothing falls, so no percentage of released energy
+  ck_assert_msg(!summary_value(result.out, "energy_drift_pct_pot", v, sizeof v)[0], "%s",
+                result.out);
+  static char text[OUT_MAX];
+  char head[1024];
+  slurp(csv, text);
+  header_of(text, head, sizeof head);
+  ck_assert_msg(ends_with(head, ",E_total[J],violation[m],iter,F:cylinder[N],len:cylinder[m]"),
+                "header %s", head);
+  ck_assert_int_eq(count_lines(text), 1 + 11);
+  remove(csv);
+
+  // The quick-return's z0 are rounded: closing its loop moves them, and its cylinder pulls.
+  run_hydyn((const char*[]){"run", "quick-return-held", "--t-end", "0.01", "--no-out", NULL}, NULL,
+            &result);
+  ck_assert_msg(result.status == 0, "stderr:\n%s", result.err);
+  ASSERT_HAS(result.err, "note: closing the loops moved the coordinates by up to ");
+  ASSERT_HAS(result.err, "N (pull)\n");
+
+  // --quiet silences the notes
+  run_hydyn(
+      (const char*[]){"run", "four-bar-a-held", "--t-end", "0.01", "--no-out", "--quiet", NULL},
+      NULL, &result);
+  ck_assert_int_eq(result.status, 0);
+  ck_assert_str_eq(result.err, "");
+  rmdir(tmp_dir);
+}
+END_TEST
+
+START_TEST(redundant_equations_note) {
+  // four-bar-a-released in 3-D: the revolute cut joint's 5 equations on an in-plane mechanism,
+  // 3 of which hold whatever the coordinates (rank 2)
+  make_tmp_dir();
+  static char text[OUT_MAX];
+  slurp(HY_SOURCE_DIR "/models/four-bar-a-released.yaml", text);
+  ck_assert(text[0]);
+  char path[128];
+  snprintf(path, sizeof path, "%s/fb3d.yaml", tmp_dir);
+  FILE* fp = fopen(path, "w");
+  ck_assert_ptr_nonnull(fp);
+  fputs(text, fp);
+  fputs("\nplanar: false\n", fp);
+  fclose(fp);
+  run_hydyn((const char*[]){"run", path, "--t-end", "0.01", "--no-out", NULL}, NULL, &result);
+  ck_assert_msg(result.status == 0, "stderr:\n%s", result.err);
+  ASSERT_HAS(result.err,
+             "note: 3 of the 5 loop-closure equations are redundant (Jacobian rank 2 at t = 0)\n");
+  remove(path);
+  rmdir(tmp_dir);
+}
+END_TEST
+
+START_TEST(tree_refused_for_loops) {
+  make_tmp_dir();
+  run_hydyn((const char*[]){"run", "four-bar-a-held", "--formulation", "tree", NULL}, NULL,
+            &result);
+  ck_assert_int_eq(result.status, 2);
+  ASSERT_HAS(result.err, "model four-bar-a-held has 1 cut joint: use penalty or double-step");
+  ck_assert_ptr_null(strstr(result.out, "summary:"));
+  char path[128];
+  snprintf(path, sizeof path, "%s/four-bar-a-held.csv", tmp_dir);
+  ck_assert_int_ne(access(path, F_OK), 0);
+  rmdir(tmp_dir);
+}
+END_TEST
+
 Suite* cli_suite(void) {
   Suite* s = suite_create("cli");
   TCase* tc = tcase_create("command");
@@ -357,6 +550,11 @@ Suite* cli_suite(void) {
   tcase_add_test(tc, output_choices);
   tcase_add_test(tc, failed_run_keeps_rows);
   tcase_add_test(tc, unwritable_csv_exits_1);
+  tcase_add_test(tc, double_step_run);
+  tcase_add_test(tc, penalty_options);
+  tcase_add_test(tc, held_model_notes_and_columns);
+  tcase_add_test(tc, redundant_equations_note);
+  tcase_add_test(tc, tree_refused_for_loops);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,5 +1,5 @@
 // CSV recorder (src/io/io_csv.c): header with units, rows read back bit for bit, quoting,
-// flushing while open, open failures.
+// flushing while open, open failures, the closed-loop and force columns of a real model.
 #define _POSIX_C_SOURCE 200809L  // mkdtemp
 
 #include <math.h>
@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fixture.h"
+#include "hydyn/model.h"
 #include "hydyn/sim.h"
 #include "io/io.h"
 
@@ -72,6 +73,14 @@ static char* read_all(const char* path) {
   fclose(fp);
   return buf;
 }
+
+#define ASSERT_TAIL(text, tail)                                      \
+  do {                                                               \
+    const char* t_ = (text);                                         \
+    size_t nt_ = strlen(t_), nw_ = strlen(tail);                     \
+    ck_assert_msg(nt_ >= nw_ && strcmp(t_ + nt_ - nw_, (tail)) == 0, \
+                  "'%s' does not end with '%s'", t_, (tail));        \
+  } while (0)
 
 static int count_lines(const char* s) {
   int n = 0;
@@ -172,6 +181,88 @@ START_TEST(open_failures) {
 }
 END_TEST
 
+// Parses the comma-separated numbers of a row into v; returns how many there were.
+static int parse_row(const char* line, double* v, int max) {
+  int n = 0;
+  const char* p = line;
+  while (n < max) {
+    char* end;
+    v[n++] = strtod(p, &end);
+    ck_assert_msg(end != p, "field %d: no number in '%s'", n - 1, p);
+    if (*end != ',') break;
+    p = end + 1;
+  }
+  return n;
+}
+
+// Runs four-bar-a-held (one cut joint, one force element) under `form` for a few steps and checks
+// the columns after the energies against the data, bit for bit.
+static void check_loop_columns(hy_formulation form, const char* expect_tail) {
+  hy_model* m = NULL;
+  hy_error err;
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(hy_model_load(HY_SOURCE_DIR "/models/four-bar-a-held.yaml", &m, &err), HY_OK);
+  m->opt.formulation = form;
+  hy_data* d = NULL;
+  ck_assert_int_eq(hy_data_make(m, &d, NULL), HY_OK);
+  csv_case c;
+  csv_case_init(&c, "unused", "unused");  // for its temporary file
+  hy_csv* csv = NULL;
+  ck_assert_int_eq(hy_csv_open(c.path, m, &csv, &err), HY_OK);
+  ck_assert_int_eq(hy_csv_write(csv, m, d), HY_OK);
+  for (int k = 0; k < 3; k++) ck_assert_int_eq(hy_step(m, d), HY_OK);
+  ck_assert_int_eq(hy_csv_write(csv, m, d), HY_OK);
+  ck_assert_int_eq(hy_csv_close(csv), HY_OK);
+
+  char* text = read_all(c.path);
+  char* line = strtok(text, "\n");
+  const char* head =
+      "time[s],z:O[rad],z:C[rad],z:D[rad],zd:O[rad/s],zd:C[rad/s],zd:D[rad/s],"
+      "E_kin[J],E_pot[J],W_ext[J],E_total[J]";
+  ck_assert_msg(strncmp(line, head, strlen(head)) == 0, "header: %s", line);
+  ck_assert_str_eq(line + strlen(head), expect_tail);
+  ck_assert_ptr_nonnull(strtok(NULL, "\n"));  // t = 0
+  line = strtok(NULL, "\n");
+  ck_assert_ptr_nonnull(line);
+  ck_assert_ptr_null(strtok(NULL, "\n"));
+  double v[32];
+  const int n = parse_row(line, v, 32);
+  ck_assert_int_eq(n, 11 + 4);  // time, 3 z, 3 zd, 4 energies; violation, iter, F, len
+  const double expect[4] = {d->violation, (double)d->stats.niter_last, d->frc_force[0],
+                            d->frc_len[0]};
+  for (int k = 0; k < 4; k++) {
+    ck_assert_msg(memcmp(&v[11 + k], &expect[k], sizeof(double)) == 0, "column %d: %.17g != %.17g",
+                  11 + k, v[11 + k], expect[k]);
+  }
+  ck_assert_int_ge(d->stats.niter_last, 1);
+  ck_assert_double_gt(d->frc_force[0], 11000.0);  // the equilibrium force, 11029.38 N
+  csv_case_cleanup(&c);
+  hy_data_free(d);
+  hy_model_free(m);
+}
+
+START_TEST(closed_loop_and_force_columns) {
+  check_loop_columns(HY_FORM_PENALTY, ",violation[m],iter,F:cylinder[N],len:cylinder[m]");
+  check_loop_columns(HY_FORM_DOUBLE_STEP, ",violation[m],iter,F:cylinder[N],len:cylinder[m]");
+}
+END_TEST
+
+START_TEST(force_names_are_quoted) {
+  // force columns go through the same quoting as joint columns
+  hy_model* m = NULL;
+  ck_assert_int_eq(hy_model_load(HY_SOURCE_DIR "/models/four-bar-a-held.yaml", &m, NULL), HY_OK);
+  snprintf(m->frc_name, HY_NAME_MAX, "cyl,1");
+  csv_case c;
+  csv_case_init(&c, "unused", "unused");  // for its temporary file
+  hy_csv* csv = NULL;
+  ck_assert_int_eq(hy_csv_open(c.path, m, &csv, NULL), HY_OK);
+  ck_assert_int_eq(hy_csv_close(csv), HY_OK);
+  ASSERT_TAIL(read_all(c.path), ",violation[m],iter,\"F:cyl,1[N]\",\"len:cyl,1[m]\"\n");
+  csv_case_cleanup(&c);
+  hy_model_free(m);
+}
+END_TEST
+
 Suite* io_csv_suite(void) {
   Suite* s = suite_create("io_csv");
   TCase* tc = tcase_create("recorder");
@@ -179,6 +270,8 @@ Suite* io_csv_suite(void) {
   tcase_add_test(tc, names_are_quoted);
   tcase_add_test(tc, rows_reach_the_file_while_open);
   tcase_add_test(tc, open_failures);
+  tcase_add_test(tc, closed_loop_and_force_columns);
+  tcase_add_test(tc, force_names_are_quoted);
   suite_add_tcase(s, tc);
   return s;
 }

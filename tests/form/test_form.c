@@ -26,8 +26,9 @@ static hy_model* load(const char* what) {
 
 static hy_data* make(const hy_model* m) {
   hy_data* d = NULL;
-  hy_status st = hy_data_make(m, &d);
-  ck_assert_msg(st == HY_OK, "hy_data_make: %s", d ? d->err.msg : hy_status_str(st));
+  hy_error err;
+  hy_status st = hy_data_make(m, &d, &err);
+  ck_assert_msg(st == HY_OK, "hy_data_make: %s", err.msg);
   return d;
 }
 

@@ -407,7 +407,7 @@ static const bad_case kBad[] = {
     {"not_mapping.yaml", HY_ERR_MODEL, 1, 1, "top level", "mapping"},
     {"truncated.yaml", HY_ERR_PARSE, 4, 17, "did not find expected ',' or ']'",
      "line 4, column 10"},
-    {"reserved.yaml", HY_ERR_MODEL, 5, 1, "not supported yet: 'hydraulics'", "hydraulic circuit"},
+    {"reserved.yaml", HY_ERR_MODEL, 5, 1, "not supported yet: 'friction'", "friction models"},
     {"duplicate_key.yaml", HY_ERR_MODEL, 4, 5, "duplicate key 'mass'", "line 3, column 5"},
     {"vector_length.yaml", HY_ERR_MODEL, 1, 10, "gravity", "expected a list of 3 numbers"},
     {"inertia_asym.yaml", HY_ERR_MODEL, 4, 14, "inertia", "symmetric"},

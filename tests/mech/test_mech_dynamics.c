@@ -176,7 +176,7 @@ START_TEST(mass_matrix_is_hessian_of_kinetic_energy) {
   for (unsigned seed = 1; seed <= 3; seed++) {
     hy_model* m = random_tree(seed, 14);
     hy_data* d;
-    ck_assert_int_eq(hy_data_make(m, &d), HY_OK);
+    ck_assert_int_eq(hy_data_make(m, &d, NULL), HY_OK);
     const int nz = m->sizes.nz;
     random_state(seed * 7, m, d);
     ck_assert_int_eq(hy_forward(m, d), HY_OK);
@@ -222,7 +222,7 @@ START_TEST(generalized_forces_match_lagrange) {
   for (unsigned seed = 4; seed <= 6; seed++) {
     hy_model* m = random_tree(seed, 13);
     hy_data* d;
-    ck_assert_int_eq(hy_data_make(m, &d), HY_OK);
+    ck_assert_int_eq(hy_data_make(m, &d, NULL), HY_OK);
     hy_work* w = d->work_;
     const int nz = m->sizes.nz;
     random_state(seed * 11, m, d);
@@ -343,7 +343,7 @@ START_TEST(double_pendulum_matches_kane) {
   ck_assert_int_eq(hy_model_compile(s, &m, NULL), HY_OK);
   hy_spec_free(s);
   hy_data* d;
-  ck_assert_int_eq(hy_data_make(m, &d), HY_OK);
+  ck_assert_int_eq(hy_data_make(m, &d, NULL), HY_OK);
 
   const double states[3][4] = {{0.3, -0.7, 1.1, 2.3}, {2.0, 1.2, -3.0, 0.4}, {-1.0, 2.8, 0.5, -4.0}};
   for (int c = 0; c < 3; c++) {

@@ -40,7 +40,7 @@ START_TEST(tree_energy_is_conserved) {
   m->opt.integrator = HY_INTEG_RK4;
   m->opt.dt = 1e-4;
   hy_data* d;
-  ck_assert_int_eq(hy_data_make(m, &d), HY_OK);
+  ck_assert_int_eq(hy_data_make(m, &d, NULL), HY_OK);
   double drift, kin_max;
   run(m, d, 5.0, &drift, &kin_max);
   ck_assert(kin_max > 1.0);
@@ -54,7 +54,7 @@ END_TEST
 static void final_state(hy_model* m, double dt, double t_end, double* x) {
   m->opt.dt = dt;
   hy_data* d;
-  ck_assert_int_eq(hy_data_make(m, &d), HY_OK);
+  ck_assert_int_eq(hy_data_make(m, &d, NULL), HY_OK);
   long n = lround(t_end / dt);
   for (long i = 0; i < n; i++) ck_assert_int_eq(hy_step(m, d), HY_OK);
   const int nz = m->sizes.nz;
@@ -99,7 +99,7 @@ START_TEST(step_does_not_allocate) {
   for (int k = 0; k < 3; k++) {
     m->opt.integrator = (hy_integrator)k;
     hy_data* d;
-    ck_assert_int_eq(hy_data_make(m, &d), HY_OK);
+    ck_assert_int_eq(hy_data_make(m, &d, NULL), HY_OK);
     hy_test_count_allocs_begin();
     for (int i = 0; i < 1000; i++) ck_assert_int_eq(hy_step(m, d), HY_OK);
     long n = hy_test_count_allocs_end();
@@ -110,7 +110,7 @@ START_TEST(step_does_not_allocate) {
   // the counter does see allocations (so the zero above means something)
   hy_test_count_allocs_begin();
   hy_data* d;
-  ck_assert_int_eq(hy_data_make(m, &d), HY_OK);
+  ck_assert_int_eq(hy_data_make(m, &d, NULL), HY_OK);
   ck_assert_int_gt(hy_test_count_allocs_end(), 0);
   hy_data_free(d);
   hy_model_free(m);
@@ -121,7 +121,7 @@ END_TEST
 START_TEST(failed_step_keeps_state) {
   hy_model* m = load_model("tree-10");
   hy_data* d;
-  ck_assert_int_eq(hy_data_make(m, &d), HY_OK);
+  ck_assert_int_eq(hy_data_make(m, &d, NULL), HY_OK);
   for (int i = 0; i < 10; i++) ck_assert_int_eq(hy_step(m, d), HY_OK);
   d->zd[0] = NAN;
   double z_before = d->z[1], t_before = d->time;
@@ -173,7 +173,7 @@ START_TEST(applied_work_closes_balance) {
   hy_spec_free(s);
   m->opt.dt = 1e-3;
   hy_data* d;
-  ck_assert_int_eq(hy_data_make(m, &d), HY_OK);
+  ck_assert_int_eq(hy_data_make(m, &d, NULL), HY_OK);
   for (int i = 0; i < 1000; i++) ck_assert_int_eq(hy_step(m, d), HY_OK);
   ck_assert(d->work_ext != 0);
   ck_assert_msg(fabs(hy_energy_total(d)) < 1e-6 * fabs(d->work_ext),

@@ -1,0 +1,59 @@
+// Internal header of src/hyd: lumped-fluid hydraulic networks (seed 000 Sect. 3, Eqs. 22-29;
+// seed 001 Sect. 3.2, Eqs. 27-34; seed 003 Eqs. 1-7). Reads cylinder lengths and rates from the
+// force-element arrays of hy_data (filled by mech) and writes pressure rates, valve rates and the
+// cylinders' forces (d->frc_force of their elements), with exact derivatives for the Newton
+// tangent. Never includes mech or friction: form connects them through hy_data.
+#ifndef HYDYN_SRC_HYD_HYD_H_
+#define HYDYN_SRC_HYD_HYD_H_
+
+#include <stddef.h>
+
+#include "hydyn/model.h"
+#include "hydyn/sim.h"
+
+// Derivatives of the hydraulic right-hand side and of the cylinder forces.
+typedef struct hy_hyd_work {
+  double* dpd_dp;   // d p_dot / d p                                     (nvol x nvol)
+  double* dpd_ds;   // d p_dot / d s   (s = cylinder length |s|)          (nvol x ncyl)
+  double* dpd_dsd;  // d p_dot / d s_dot                                 (nvol x ncyl)
+  double* dF_dp;    // d F_cyl / d p                                     (ncyl x nvol)
+  double* dF_ds;    // d F_cyl / d s                                     (ncyl)
+  double* dF_dsd;   // d F_cyl / d s_dot                                 (ncyl)
+} hy_hyd_work;
+
+// Doubles the derivative arrays need.
+size_t hy_hyd_work_size(const hy_model* m);
+// Carves the arrays out of `buf` (hy_hyd_work_size doubles). All matrices are row-major.
+void hy_hyd_work_bind(const hy_model* m, hy_hyd_work* hw, double* buf);
+
+// Orifice flow from a to b with dp = p_a - p_b (Eqs. 24, 26 with the laminar branch of
+// hy_laminar); *dq_ddp receives dQ/d(dp). coeff is C (throttle) or C U (valve path).
+// Nullable: dq_ddp.
+double hy_hyd_orifice_flow(double coeff, double dp, double dp_lim, hy_laminar law,
+                           double* dq_ddp);
+
+// Evaluates the network at d->time, d->p, d->U and the cylinder geometry d->frc_len/frc_rate:
+// volumes, bulk moduli, flows, d->pd, d->Ud, the cylinder force parts and d->frc_force of the
+// cylinder elements (F = F_hyd + F_visc + F_damp - F_mu, F_mu = 0 until friction arrives).
+// With hw != NULL also the derivatives (not with respect to U: the spools are stepped apart,
+// by hy_hyd_spool_step). Never allocates.
+void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw);
+
+// Spool positions at t + dt by the trapezoidal rule on Eq. 27 (linear, so solved exactly):
+// U1 = ((1 - h) U0 + h (Uref(t) + Uref(t + dt))) / (1 + h), h = dt / (2 tau).
+void hy_hyd_spool_step(const hy_model* m, const double* U0, double t, double dt, double* U1);
+
+// Initial pressures: volumes with a given p0 take it; for HY_CYL_INIT_EQUILIBRIUM cylinders with
+// force F (d->frc_static of the element), the rod side takes its p0 and the piston side
+// (F + p_b A_b) / A_a (seed 000 Sect. 5); every volume still unknown takes the pressure of a
+// known volume it is connected to through throttles (at rest no flow means no pressure drop);
+// a volume left unknown is an error naming it. U = vlv_U0.
+// The rules repeat until none applies, so a rod side known only through a throttle works too.
+// A piston side that starts inside an end damper carries F less the damper's spring force
+// (needs d->frc_len). An equilibrium cylinder whose piston side other data already fix
+// (a p0 reached through a throttle) and that is then out of balance is an error naming it.
+// Errors are HY_ERR_MODEL with the position of the volume or cylinder, also in d->err.
+// Sources count at d->time (signal-scaled).
+hy_status hy_hyd_initial_state(const hy_model* m, hy_data* d);
+
+#endif  // HYDYN_SRC_HYD_HYD_H_

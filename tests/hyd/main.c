@@ -1,0 +1,6 @@
+#include "fixture.h"
+
+Suite* hyd_suite(void);
+Suite* hyd_yaml_suite(void);
+
+int main(void) { return hy_test_main(hyd_suite(), hyd_yaml_suite(), NULL); }
