@@ -157,6 +157,8 @@ typedef struct hy_option {
   double tol_pos;             // Newton convergence on positions (rad or m)
   double tol_p;               // Newton convergence on pressures (Pa)
   int max_iter;               // Newton iteration cap per step
+  int reuse_tangent;          // 1: factor the tangent once per step and reuse it in the later
+                              // iterations (modified Newton); 0: a new tangent every iteration
   double partition_rcond;     // double-step: re-select the partition when the dependent block's
                               // pivot ratio (min/max |U_ii| of its LU) falls below this fraction
                               // of its value when the partition was chosen
@@ -164,7 +166,7 @@ typedef struct hy_option {
 
 // Defaults: gravity (0, -9.81, 0), dt = 1e-3 s, t_end = 10 s, RK4, tree formulation (a model
 // with cut joints defaults to penalty), analytic tangent, alpha = 1e11, tol_pos = 1e-7,
-// tol_p = 1e-2, max_iter = 25, partition_rcond = 0.1.
+// tol_p = 1e-2, max_iter = 25, reuse_tangent = 1, partition_rcond = 0.1.
 HY_API hy_option hy_option_default(void);
 
 // Names are at most this long, terminator included.

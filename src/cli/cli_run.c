@@ -26,10 +26,10 @@ typedef struct run_args {
   int has_t_end, has_dt, has_integrator;
   double t_end, dt;
   hy_integrator integrator;
-  int has_formulation, has_tangent, has_penalty, has_tol, has_max_iter;
+  int has_formulation, has_tangent, has_penalty, has_tol, has_tol_p, has_max_iter;
   hy_formulation formulation;
   hy_tangent tangent;
-  double penalty, tol;
+  double penalty, tol, tol_p;
   long max_iter;
   const char* out;  // NULL = <model name>.csv
   int no_out;
@@ -55,6 +55,7 @@ void hy_cli_run_usage(FILE* fp) {
       "  --tangent NAME       analytic | fd: Newton tangent (penalty, double-step)\n"
       "  --penalty ALPHA      penalty factor alpha (N/m), > 0 (penalty only)\n"
       "  --tol POS            Newton tolerance on positions (rad or m), > 0\n"
+      "  --tol-p PA           Newton tolerance on pressures (Pa), > 0 (hydraulic models)\n"
       "  --max-iter N         Newton iterations per step, 1 to 1000000\n"
       "  --out FILE           CSV file to write (default: <model name>.csv in the current\n"
       "                       directory); '-' writes to standard output\n"
@@ -125,7 +126,7 @@ static int parse_args(int argc, char** argv, run_args* a) {
     // Options with a value: "--name value" or "--name=value".
     static const char* const valued[] = {"--t-end", "--dt",          "--integrator", "--out",
                                          "--every", "--formulation", "--tangent",    "--penalty",
-                                         "--tol",   "--max-iter"};
+                                         "--tol",   "--max-iter",    "--tol-p"};
     const int nvalued = (int)(sizeof valued / sizeof valued[0]);
     int opt = -1;
     const char* val = NULL;
@@ -204,6 +205,12 @@ static int parse_args(int argc, char** argv, run_args* a) {
         }
         a->has_max_iter = 1;
         break;
+      case 10:
+        if (parse_positive(val, &a->tol_p)) {
+          return usage_error("invalid --tol-p '%s': expected a pressure tolerance > 0 (Pa)", val);
+        }
+        a->has_tol_p = 1;
+        break;
       default:
         return usage_error("unknown option '%s'", arg);
     }
@@ -269,12 +276,21 @@ typedef struct run_totals {
   double scale;     // max |E_kin| + |E_pot| seen (J)
   double epot0;     // E_pot at t = 0 (J)
   double released;  // max of E_pot(0) - E_pot(t) over all steps (J): potential energy set free
+  double work_act_max;  // max |W_act(t)| over all steps (J), W_act = the cylinders' work
+  double last_row;      // time of the last CSV row written (s), NAN before the first
 } run_totals;
+
+// Work done on the mechanism by the cylinders since t = 0 (J): pressure forces, less what the
+// viscous friction dissipated, plus the end dampers' work (which is <= 0 when they dissipate).
+static double actuator_work(const hy_data* d) {
+  return d->work_hyd - d->diss_visc + d->work_damp;
+}
 
 static void track_energy(const hy_data* d, run_totals* r) {
   r->drift = fmax(r->drift, fabs(hy_energy_total(d) - r->e0));
   r->scale = fmax(r->scale, fabs(d->energy_kin) + fabs(d->energy_pot));
   r->released = fmax(r->released, r->epot0 - d->energy_pot);
+  r->work_act_max = fmax(r->work_act_max, fabs(actuator_work(d)));
 }
 
 // Copies the solver options given on the command line into the model. Returns -1 to go on, else
@@ -286,6 +302,7 @@ static int apply_options(const run_args* a, hy_model* m, const char* what) {
   if (a->has_tangent) m->opt.tangent = a->tangent;
   if (a->has_penalty) m->opt.penalty = a->penalty;
   if (a->has_tol) m->opt.tol_pos = a->tol;
+  if (a->has_tol_p) m->opt.tol_p = a->tol_p;
   if (a->has_max_iter) m->opt.max_iter = (int)a->max_iter;
   if (a->has_formulation) {
     // The tree formulation integrates M' zdd = Q' of the open tree: cut joints would simply be
@@ -311,9 +328,11 @@ static void note_unused_options(const run_args* a, const hy_model* m) {
             hy_formulation_name(form));
   }
   if (form == HY_FORM_TREE) {
-    const int given[4] = {a->has_tangent, a->has_penalty, a->has_tol, a->has_max_iter};
-    static const char* const names[4] = {"--tangent", "--penalty", "--tol", "--max-iter"};
-    for (int k = 0; k < 4; k++) {
+    const int given[5] = {a->has_tangent, a->has_penalty, a->has_tol, a->has_max_iter,
+                          a->has_tol_p};
+    static const char* const names[5] = {"--tangent", "--penalty", "--tol", "--max-iter",
+                                         "--tol-p"};
+    for (int k = 0; k < 5; k++) {
       if (given[k]) {
         fprintf(stderr, "note: %s has no effect with the tree formulation (no Newton iteration)\n",
                 names[k]);
@@ -323,12 +342,41 @@ static void note_unused_options(const run_args* a, const hy_model* m) {
   if (form == HY_FORM_DOUBLE_STEP && a->has_penalty) {
     fputs("note: --penalty applies to the penalty formulation only\n", stderr);
   }
+  if (form != HY_FORM_TREE && a->has_tol_p && m->sizes.nvol == 0) {
+    fputs("note: --tol-p has no effect: the model has no hydraulic volumes (no pressures)\n",
+          stderr);
+  }
 }
 
 // What hy_data_make found at t = 0 and a user should know before trusting the results.
 static void note_initial_state(const hy_model* m, const hy_data* d) {
+  // One line for all volumes, in model order: the pressures the run starts from, whether given
+  // (p0) or derived (equilibrium, throttles), so the derived ones can be checked at a glance.
+  const int nvol = m->sizes.nvol;
+  if (nvol > 0) {
+    fputs("note: initial pressures: ", stderr);
+    for (int v = 0; v < nvol; v++) {
+      fprintf(stderr, "%s%s = %.5g MPa", v ? ", " : "", m->vol_name + (size_t)v * HY_NAME_MAX,
+              1e-6 * d->p[v]);
+    }
+    fputc('\n', stderr);
+  }
   for (int k = 0; k < m->sizes.nfrc; k++) {
     if (!m->frc_equilibrium[k]) continue;
+    const int c = m->frc_cyl[k];
+    if (m->frc_type[k] == HY_FORCE_CYLINDER && c >= 0) {
+      // A cylinder's static force is not scaled by a signal: its piston-side pressure was
+      // derived from it (hyd_initial.c), and that pressure is what the note names.
+      const double f = d->frc_static[k];
+      const int va = m->cyl_vol_a[c];
+      fprintf(stderr,
+              "note: cylinder '%s' holds the initial configuration with %.7g N (%s): piston side "
+              "%s starts at %.5g MPa\n",
+              m->frc_name + (size_t)k * HY_NAME_MAX, f,
+              f > 0 ? "push" : (f < 0 ? "pull" : "no force needed"),
+              m->vol_name + (size_t)va * HY_NAME_MAX, 1e-6 * d->p[va]);
+      continue;
+    }
     // frc_static is scaled by the element's signal like a fixed value: the force that holds the
     // mechanism at t = 0 is the product.
     double f = d->frc_static[k];
@@ -351,6 +399,19 @@ static void note_initial_state(const hy_model* m, const hy_data* d) {
             "note: %d of the %d loop-closure equations %s redundant (Jacobian rank %d at t = 0)\n",
             nred, m->sizes.neq, nred == 1 ? "is" : "are", d->rank);
   }
+  // The generalized forces that would move the mechanism if it started at rest. Compared with
+  // the largest entry of Q' (gravity, loads, forces on the open tree at t = 0), at least 1 N or
+  // N m: an equilibrium solved by hydyn leaves round-off, some 1e-12 of that; a model released
+  // on purpose (a falling pendulum) leaves a share of order one. (The floor is for open trees
+  // held by cylinders, whose Q' itself is balanced, hence round-off, at equilibrium.)
+  double qmax = 1;
+  for (int i = 0; i < m->sizes.nz; i++) qmax = fmax(qmax, fabs(d->Q[i]));
+  if (d->static_residual > 1e-6 * qmax) {
+    fprintf(stderr,
+            "note: the initial state is not a static equilibrium: largest unbalanced generalized "
+            "force %.4g N or N m\n",
+            d->static_residual);
+  }
 }
 
 // The stepping loop. Returns an exit status; *r holds what was done.
@@ -360,10 +421,12 @@ static int simulate(const hy_model* m, hy_data* d, hy_csv* csv, long long nstep,
   r->e0 = hy_energy_total(d);
   r->epot0 = d->energy_pot;
   track_energy(d, r);
+  r->last_row = NAN;
   if (csv && hy_csv_write(csv, m, d) != HY_OK) {
     fprintf(stderr, "hydyn: writing the CSV failed at t = 0\n");
     return HY_CLI_FAIL;
   }
+  if (csv) r->last_row = d->time;
   const double wall0 = now_seconds();
   double next_progress = wall0 + 1.0;
   int warned = 0;
@@ -383,6 +446,11 @@ static int simulate(const hy_model* m, hy_data* d, hy_csv* csv, long long nstep,
       hy_error_format(&e, buf, sizeof buf);
       fprintf(stderr, "hydyn: step %lld failed at t = %.9g s: %s (%s)\n", k, t_before, buf,
               hy_status_name(s));
+      // Said because a failure late in a long run leaves a large, useful file behind.
+      if (csv && !quiet && !isnan(r->last_row)) {
+        fprintf(stderr, "note: the CSV holds the rows up to t = %.9g s (step %lld)\n", r->last_row,
+                k - 1);
+      }
       return HY_CLI_FAIL;
     }
     if (s > 0 && !warned) {  // said once: a warning every step would drown the progress
@@ -391,10 +459,13 @@ static int simulate(const hy_model* m, hy_data* d, hy_csv* csv, long long nstep,
       warned = 1;
     }
     track_energy(d, r);
-    if (csv && (k % every == 0 || k == nstep) && hy_csv_write(csv, m, d) != HY_OK) {
-      r->steps = k;
-      fprintf(stderr, "hydyn: writing the CSV failed at t = %.9g s\n", d->time);
-      return HY_CLI_FAIL;
+    if (csv && (k % every == 0 || k == nstep)) {
+      if (hy_csv_write(csv, m, d) != HY_OK) {
+        r->steps = k;
+        fprintf(stderr, "hydyn: writing the CSV failed at t = %.9g s\n", d->time);
+        return HY_CLI_FAIL;
+      }
+      r->last_row = d->time;
     }
     if (!quiet) {
       const double now = now_seconds();
@@ -433,10 +504,20 @@ static void print_summary(FILE* fp, const hy_model* m, const hy_data* d, const r
   if (form == HY_FORM_DOUBLE_STEP) fprintf(fp, " partitions=%ld", d->stats.npartition);
   fprintf(fp, " energy_drift=%.3g J energy_drift_rel=%.3g", r->drift,
           r->drift / fmax(r->scale, DBL_MIN));
-  // Drift as a share of the potential energy the motion set free, the seed's way of quoting it
-  // (docs/cli.md). A held model frees only round-off (1e-15 of the energies), and a drift over
-  // that would be a meaningless percentage: below 1e-6 of the energy scale it is not printed.
-  if (r->released > 1e-6 * r->scale) {
+  if (m->sizes.ncyl > 0) {
+    // Driven by cylinders: the energy the actuators put in is the scale (seed 000 quotes the
+    // peak drift as a percentage of the maximum actuator work). Before a valve opens that work
+    // is round-off, and the percentage is left out as for energy_drift_pct_pot.
+    fprintf(fp, " work_act_max=%.4g J", r->work_act_max);
+    if (r->work_act_max > 1e-6 * r->scale) {
+      fprintf(fp, " energy_drift_pct_work=%.3g", 100.0 * r->drift / r->work_act_max);
+    }
+    fprintf(fp, " diss_visc=%.4g J work_damp=%.4g J", d->diss_visc, d->work_damp);
+  } else if (r->released > 1e-6 * r->scale) {
+    // Drift as a share of the potential energy the motion set free, the seed's way of quoting
+    // it for a passive mechanism (docs/cli.md). A held model frees only round-off (1e-15 of the
+    // energies), and a drift over that would be a meaningless percentage: below 1e-6 of the
+    // energy scale it is not printed.
     fprintf(fp, " energy_drift_pct_pot=%.3g", 100.0 * r->drift / r->released);
   }
   fprintf(fp, " csv=%s\n", out ? out : "none");

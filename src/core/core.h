@@ -1,9 +1,11 @@
 // Internal header of src/core: small dense algebra, spatial 6-vectors, LU, arena, errors and
 // the allocator hook. Everything here is hand-written because the sizes are tiny (3, 6, <= ~40)
-// and the calls sit in the innermost loops of every step.
+// and the calls sit in the innermost loops of every step; the 3- and 6-vector kernels are
+// static inline for that reason (a call would cost more than their work).
 #ifndef HYDYN_SRC_CORE_CORE_H_
 #define HYDYN_SRC_CORE_CORE_H_
 
+#include <math.h>
 #include <stddef.h>
 
 #include "hydyn/types.h"
@@ -13,33 +15,96 @@
 
 //----- 3-vectors and 3x3 matrices (row-major, double[3] and double[9]) -----------------------
 
-void hy_v3_set(double r[3], double x, double y, double z);
-void hy_v3_copy(double r[3], const double a[3]);
-void hy_v3_add(double r[3], const double a[3], const double b[3]);
-void hy_v3_sub(double r[3], const double a[3], const double b[3]);
-void hy_v3_scale(double r[3], const double a[3], double s);
+static inline void hy_v3_set(double r[3], double x, double y, double z) {
+  r[0] = x;
+  r[1] = y;
+  r[2] = z;
+}
+static inline void hy_v3_copy(double r[3], const double a[3]) {
+  r[0] = a[0];
+  r[1] = a[1];
+  r[2] = a[2];
+}
+static inline void hy_v3_add(double r[3], const double a[3], const double b[3]) {
+  r[0] = a[0] + b[0];
+  r[1] = a[1] + b[1];
+  r[2] = a[2] + b[2];
+}
+static inline void hy_v3_sub(double r[3], const double a[3], const double b[3]) {
+  r[0] = a[0] - b[0];
+  r[1] = a[1] - b[1];
+  r[2] = a[2] - b[2];
+}
+static inline void hy_v3_scale(double r[3], const double a[3], double s) {
+  r[0] = a[0] * s;
+  r[1] = a[1] * s;
+  r[2] = a[2] * s;
+}
 // r += s*a
-void hy_v3_addscl(double r[3], const double a[3], double s);
-double hy_v3_dot(const double a[3], const double b[3]);
+static inline void hy_v3_addscl(double r[3], const double a[3], double s) {
+  r[0] += s * a[0];
+  r[1] += s * a[1];
+  r[2] += s * a[2];
+}
+static inline double hy_v3_dot(const double a[3], const double b[3]) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
 // r = a x b; r may alias a or b.
-void hy_v3_cross(double r[3], const double a[3], const double b[3]);
-double hy_v3_norm(const double a[3]);
+static inline void hy_v3_cross(double r[3], const double a[3], const double b[3]) {
+  // Locals first: r may alias a or b.
+  const double x = a[1] * b[2] - a[2] * b[1];
+  const double y = a[2] * b[0] - a[0] * b[2];
+  const double z = a[0] * b[1] - a[1] * b[0];
+  r[0] = x;
+  r[1] = y;
+  r[2] = z;
+}
+static inline double hy_v3_norm(const double a[3]) { return sqrt(hy_v3_dot(a, a)); }
 // Normalizes in place; returns the norm before normalization (0 leaves a unchanged).
 double hy_v3_normalize(double a[3]);
 
 void hy_m3_identity(double r[9]);
-void hy_m3_copy(double r[9], const double a[9]);
+static inline void hy_m3_copy(double r[9], const double a[9]) {
+  for (int i = 0; i < 9; i++) r[i] = a[i];
+}
 // r = a*b; r must not alias a or b.
-void hy_m3_mul(double r[9], const double a[9], const double b[9]);
+static inline void hy_m3_mul(double r[9], const double a[9], const double b[9]) {
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      r[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
+    }
+  }
+}
 // r = a^T*b; r must not alias.
-void hy_m3_mulT1(double r[9], const double a[9], const double b[9]);
+static inline void hy_m3_mulT1(double r[9], const double a[9], const double b[9]) {
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      r[3 * i + j] = a[i] * b[j] + a[3 + i] * b[3 + j] + a[6 + i] * b[6 + j];
+    }
+  }
+}
 // r = a*b^T; r must not alias.
-void hy_m3_mulT2(double r[9], const double a[9], const double b[9]);
+static inline void hy_m3_mulT2(double r[9], const double a[9], const double b[9]) {
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      r[3 * i + j] =
+          a[3 * i] * b[3 * j] + a[3 * i + 1] * b[3 * j + 1] + a[3 * i + 2] * b[3 * j + 2];
+    }
+  }
+}
 void hy_m3_transpose(double r[9], const double a[9]);
 // r = a*v; r must not alias v.
-void hy_m3_mulv(double r[3], const double a[9], const double v[3]);
+static inline void hy_m3_mulv(double r[3], const double a[9], const double v[3]) {
+  r[0] = a[0] * v[0] + a[1] * v[1] + a[2] * v[2];
+  r[1] = a[3] * v[0] + a[4] * v[1] + a[5] * v[2];
+  r[2] = a[6] * v[0] + a[7] * v[1] + a[8] * v[2];
+}
 // r = a^T*v; r must not alias v.
-void hy_m3_mulTv(double r[3], const double a[9], const double v[3]);
+static inline void hy_m3_mulTv(double r[3], const double a[9], const double v[3]) {
+  r[0] = a[0] * v[0] + a[3] * v[1] + a[6] * v[2];
+  r[1] = a[1] * v[0] + a[4] * v[1] + a[7] * v[2];
+  r[2] = a[2] * v[0] + a[5] * v[1] + a[8] * v[2];
+}
 // r = skew(v), the matrix with skew(v)*x = v x x.
 void hy_m3_skew(double r[9], const double v[3]);
 double hy_m3_det(const double a[9]);
@@ -56,16 +121,37 @@ void hy_rot_to_axis_angle(const double r[9], double axis[3], double* angle);
 
 //----- spatial 6-vectors [linear; angular] and 6x6 blocks (row-major double[36]) -------------
 
-void hy_sv_zero(double r[6]);
-void hy_sv_copy(double r[6], const double a[6]);
-void hy_sv_add(double r[6], const double a[6], const double b[6]);
+static inline void hy_sv_zero(double r[6]) {
+  for (int i = 0; i < 6; i++) r[i] = 0;
+}
+static inline void hy_sv_copy(double r[6], const double a[6]) {
+  for (int i = 0; i < 6; i++) r[i] = a[i];
+}
+static inline void hy_sv_add(double r[6], const double a[6], const double b[6]) {
+  for (int i = 0; i < 6; i++) r[i] = a[i] + b[i];
+}
 // r += s*a
-void hy_sv_addscl(double r[6], const double a[6], double s);
-double hy_sv_dot(const double a[6], const double b[6]);
+static inline void hy_sv_addscl(double r[6], const double a[6], double s) {
+  for (int i = 0; i < 6; i++) r[i] += s * a[i];
+}
+static inline double hy_sv_dot(const double a[6], const double b[6]) {
+  double s = 0;
+  for (int i = 0; i < 6; i++) s += a[i] * b[i];
+  return s;
+}
 void hy_m6_zero(double r[36]);
-void hy_m6_add(double r[36], const double a[36], const double b[36]);
+static inline void hy_m6_add(double r[36], const double a[36], const double b[36]) {
+  for (int i = 0; i < 36; i++) r[i] = a[i] + b[i];
+}
 // r = a*v; r must not alias v.
-void hy_m6_mulv(double r[6], const double a[36], const double v[6]);
+static inline void hy_m6_mulv(double r[6], const double a[36], const double v[6]) {
+  for (int i = 0; i < 6; i++) {
+    const double* row = a + 6 * i;
+    double s = 0;
+    for (int j = 0; j < 6; j++) s += row[j] * v[j];
+    r[i] = s;
+  }
+}
 // Mass matrix of a rigid body for the velocity of the point coincident with the origin,
 // seed 000 Eq. 9: [m I, -m g~; m g~, J - m g~ g~], g = centre of mass, J = inertia about it,
 // both in the inertial frame.

@@ -99,6 +99,7 @@ hy_option hy_option_default(void) {
       .tol_pos = 1e-7,  // seed 000 Sect. 5
       .tol_p = 1e-2,    // seed 000 Sect. 5
       .max_iter = 25,
+      .reuse_tangent = 1,
       .partition_rcond = 0.1,
   };
   return o;

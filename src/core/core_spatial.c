@@ -1,43 +1,8 @@
 // Spatial 6-vectors [linear; angular] and 6x6 blocks (row-major).
 #include "core/core.h"
 
-void hy_sv_zero(double r[6]) {
-  for (int i = 0; i < 6; i++) r[i] = 0;
-}
-
-void hy_sv_copy(double r[6], const double a[6]) {
-  for (int i = 0; i < 6; i++) r[i] = a[i];
-}
-
-void hy_sv_add(double r[6], const double a[6], const double b[6]) {
-  for (int i = 0; i < 6; i++) r[i] = a[i] + b[i];
-}
-
-void hy_sv_addscl(double r[6], const double a[6], double s) {
-  for (int i = 0; i < 6; i++) r[i] += s * a[i];
-}
-
-double hy_sv_dot(const double a[6], const double b[6]) {
-  double s = 0;
-  for (int i = 0; i < 6; i++) s += a[i] * b[i];
-  return s;
-}
-
 void hy_m6_zero(double r[36]) {
   for (int i = 0; i < 36; i++) r[i] = 0;
-}
-
-void hy_m6_add(double r[36], const double a[36], const double b[36]) {
-  for (int i = 0; i < 36; i++) r[i] = a[i] + b[i];
-}
-
-void hy_m6_mulv(double r[6], const double a[36], const double v[6]) {
-  for (int i = 0; i < 6; i++) {
-    const double* row = a + 6 * i;
-    double s = 0;
-    for (int j = 0; j < 6; j++) s += row[j] * v[j];
-    r[i] = s;
-  }
 }
 
 // Seed 000 Eq. 9: M_bar = [m I3, -m g~; m g~, J - m g~ g~]. With g~ g~ = g g^T - (g.g) I3 the

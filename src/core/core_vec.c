@@ -5,58 +5,6 @@
 
 //----- 3-vectors -----------------------------------------------------------------------------
 
-void hy_v3_set(double r[3], double x, double y, double z) {
-  r[0] = x;
-  r[1] = y;
-  r[2] = z;
-}
-
-void hy_v3_copy(double r[3], const double a[3]) {
-  r[0] = a[0];
-  r[1] = a[1];
-  r[2] = a[2];
-}
-
-void hy_v3_add(double r[3], const double a[3], const double b[3]) {
-  r[0] = a[0] + b[0];
-  r[1] = a[1] + b[1];
-  r[2] = a[2] + b[2];
-}
-
-void hy_v3_sub(double r[3], const double a[3], const double b[3]) {
-  r[0] = a[0] - b[0];
-  r[1] = a[1] - b[1];
-  r[2] = a[2] - b[2];
-}
-
-void hy_v3_scale(double r[3], const double a[3], double s) {
-  r[0] = a[0] * s;
-  r[1] = a[1] * s;
-  r[2] = a[2] * s;
-}
-
-void hy_v3_addscl(double r[3], const double a[3], double s) {
-  r[0] += s * a[0];
-  r[1] += s * a[1];
-  r[2] += s * a[2];
-}
-
-double hy_v3_dot(const double a[3], const double b[3]) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-void hy_v3_cross(double r[3], const double a[3], const double b[3]) {
-  // Locals first: r may alias a or b.
-  const double x = a[1] * b[2] - a[2] * b[1];
-  const double y = a[2] * b[0] - a[0] * b[2];
-  const double z = a[0] * b[1] - a[1] * b[0];
-  r[0] = x;
-  r[1] = y;
-  r[2] = z;
-}
-
-double hy_v3_norm(const double a[3]) { return sqrt(hy_v3_dot(a, a)); }
-
 double hy_v3_normalize(double a[3]) {
   const double n = hy_v3_norm(a);
   if (n > 0) hy_v3_scale(a, a, 1.0 / n);
@@ -68,35 +16,6 @@ double hy_v3_normalize(double a[3]) {
 void hy_m3_identity(double r[9]) {
   for (int i = 0; i < 9; i++) r[i] = 0;
   r[0] = r[4] = r[8] = 1;
-}
-
-void hy_m3_copy(double r[9], const double a[9]) {
-  for (int i = 0; i < 9; i++) r[i] = a[i];
-}
-
-void hy_m3_mul(double r[9], const double a[9], const double b[9]) {
-  for (int i = 0; i < 3; i++) {
-    for (int j = 0; j < 3; j++) {
-      r[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
-    }
-  }
-}
-
-void hy_m3_mulT1(double r[9], const double a[9], const double b[9]) {
-  for (int i = 0; i < 3; i++) {
-    for (int j = 0; j < 3; j++) {
-      r[3 * i + j] = a[i] * b[j] + a[3 + i] * b[3 + j] + a[6 + i] * b[6 + j];
-    }
-  }
-}
-
-void hy_m3_mulT2(double r[9], const double a[9], const double b[9]) {
-  for (int i = 0; i < 3; i++) {
-    for (int j = 0; j < 3; j++) {
-      r[3 * i + j] =
-          a[3 * i] * b[3 * j] + a[3 * i + 1] * b[3 * j + 1] + a[3 * i + 2] * b[3 * j + 2];
-    }
-  }
 }
 
 void hy_m3_transpose(double r[9], const double a[9]) {
@@ -111,18 +30,6 @@ void hy_m3_transpose(double r[9], const double a[9]) {
   r[6] = a02;
   r[5] = a[7];
   r[7] = a12;
-}
-
-void hy_m3_mulv(double r[3], const double a[9], const double v[3]) {
-  r[0] = a[0] * v[0] + a[1] * v[1] + a[2] * v[2];
-  r[1] = a[3] * v[0] + a[4] * v[1] + a[5] * v[2];
-  r[2] = a[6] * v[0] + a[7] * v[1] + a[8] * v[2];
-}
-
-void hy_m3_mulTv(double r[3], const double a[9], const double v[3]) {
-  r[0] = a[0] * v[0] + a[3] * v[1] + a[6] * v[2];
-  r[1] = a[1] * v[0] + a[4] * v[1] + a[7] * v[2];
-  r[2] = a[2] * v[0] + a[5] * v[1] + a[8] * v[2];
 }
 
 void hy_m3_skew(double r[9], const double v[3]) {

@@ -17,7 +17,7 @@ size_t hy_form_work_doubles(const hy_model* m) {
          + neq * neq + neq * nz   // Pd, full
          + nz * (nf + 3)          // G, one point Jacobian
          + hy_hyd_work_size(m)    // hydraulic derivatives
-         + 4 * nv + (size_t)m->sizes.nvlv      // p_k, pd_k, hat_pd, pd_trap, U_k
+         + 5 * nv + (size_t)m->sizes.nvlv      // p_k, pd_k, hat_pd, pd_trap, pd_km1, U_k
          + (size_t)m->sizes.ncyl * nz;         // jac_s
 }
 
@@ -34,7 +34,7 @@ void hy_form_work_bind(const hy_model* m, hy_form_work* fw, double* p, int* q) {
     *dfields[i] = p;
     p += nz;
   }
-  double** vfields[] = {&fw->p_k, &fw->pd_k, &fw->hat_pd, &fw->pd_trap};
+  double** vfields[] = {&fw->p_k, &fw->pd_k, &fw->hat_pd, &fw->pd_trap, &fw->pd_km1};
   for (size_t i = 0; i < sizeof vfields / sizeof vfields[0]; i++) {
     *vfields[i] = p;
     p += nv;
@@ -83,12 +83,23 @@ void hy_form_forces(const hy_model* m, hy_data* d) {
 }
 
 void hy_form_evaluate(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_work* hw) {
-  hy_mech_kinematics(m, d, mw);
+  hy_mech_kinematics_pos(m, d, mw);
+  hy_form_evaluate_vel(m, d, mw, hw);
+}
+
+void hy_form_evaluate_vel(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_work* hw) {
+  hy_mech_kinematics_vel(m, d, mw);
   if (m->sizes.neq > 0) hy_mech_constraints(m, d, mw);
   hy_mech_force_geometry(m, d);
   if (m->sizes.nvol + m->sizes.nvlv + m->sizes.ncyl > 0) hy_hyd_evaluate(m, d, hw);
   hy_form_forces(m, d);
   hy_mech_dynamics(m, d, mw);
+}
+
+void hy_form_outputs(const hy_model* m, hy_data* d) {
+  hy_mech_force_geometry(m, d);
+  if (m->sizes.nvol + m->sizes.nvlv + m->sizes.ncyl > 0) hy_hyd_evaluate(m, d, NULL);
+  hy_form_forces(m, d);
   hy_mech_energy(m, d);
 }
 
@@ -294,6 +305,7 @@ static hy_status reaction_multipliers(const hy_model* m, hy_data* d, hy_form_wor
 
 hy_status hy_form_forward(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw) {
   hy_form_evaluate(m, d, mw, NULL);
+  hy_mech_energy(m, d);
   if (m->opt.formulation == HY_FORM_TREE) return hy_mech_accelerations(m, d, mw);
   if (m->sizes.neq > 0 && hy_form_factor_dependent(m, d, fw) != HY_OK) {
     return HY_FAIL(&d->err, HY_ERR_SINGULAR,
@@ -369,6 +381,7 @@ hy_status hy_form_init(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_
     fw->pivot_ratio_sel = fw->pivot_ratio;
     hy_form_close_velocities(m, d, fw);
   }
+  d->stats.npartition = 1;
   if (m->sizes.ncyl > 0) {
     hy_form_evaluate(m, d, mw, NULL);
     HY_TRY(check_cylinders(m, d));
@@ -437,7 +450,9 @@ void hy_form_step_begin(const hy_model* m, hy_data* d, hy_form_work* fw, double 
   }
   for (int v = 0; v < nv; v++) {
     fw->hat_pd[v] = -(2 / dt * d->p[v] + d->pd[v]);
-    x[nm + v] = d->p[v] + dt * d->pd[v];
+    // extrapolated rate: p_dot at t + dt/2 from the last two rates
+    x[nm + v] = d->p[v] + dt * (1.5 * d->pd[v] - 0.5 * fw->pd_km1[v]);
+    fw->pd_km1[v] = d->pd[v];
   }
   // the spools obey a linear equation of their own: the trapezoidal rule solves it directly
   if (m->sizes.nvlv > 0) hy_hyd_spool_step(m, fw->U_k, d->time, dt, d->U);
@@ -547,5 +562,6 @@ void hy_form_step_abort(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech
   memcpy(d->U, fw->U_k, sizeof(double) * (size_t)m->sizes.nvlv);
   fw->lam_pending = 0;
   hy_form_evaluate(m, d, mw, NULL);
+  hy_mech_energy(m, d);
   memcpy(d->pd, fw->pd_k, sizeof(double) * (size_t)m->sizes.nvol);
 }

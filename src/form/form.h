@@ -51,6 +51,7 @@ typedef struct hy_form_work {
   double* U_k;      //                                                            (nvlv)
   double* hat_pd;   // trapezoidal predictor term of the pressures (Eq. 34)       (nvol)
   double* pd_trap;  // pressure rates from the trapezoidal relation (Eq. 33)      (nvol)
+  double* pd_km1;   // pressure rates of the previous step, for the predictor     (nvol)
   double* jac_s;    // d|s|/dz of every cylinder                                  (ncyl x nz)
   double* W;        // M' + dt/2 C + dt^2/4 K of the cylinders                     (nz x nz)
 } hy_form_work;

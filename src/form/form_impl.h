@@ -7,7 +7,12 @@
 // Everything at (time, z, zd, p, U): kinematics, constraints, force geometry, hydraulics
 // (with derivatives when hw != NULL), force elements, M', Q', energies.
 void hy_form_evaluate(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_work* hw);
+// The same after the position stage of the kinematics has run at the current z.
+void hy_form_evaluate_vel(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_work* hw);
 
+// After the kinematics of an accepted state: force geometry, hydraulics and force magnitudes
+// (for powers and records) and energies, without the dynamics.
+void hy_form_outputs(const hy_model* m, hy_data* d);
 // d|s|/dz of every cylinder into fw->jac_s (needs the kinematics and force geometry).
 void hy_form_cylinder_jacobians(const hy_model* m, hy_data* d, hy_form_work* fw);
 // W = M' + dt/2 C + dt^2/4 K with the cylinders' damping and stiffness (needs fw->jac_s and the
@@ -34,7 +39,8 @@ hy_status hy_form_select_initial_partition(const hy_model* m, hy_data* d, hy_for
 // Factors the dependent block of the current Phi_z. HY_WARN_SINGULAR when it is singular.
 hy_status hy_form_factor_dependent(const hy_model* m, hy_data* d, hy_form_work* fw);
 // Newton-Raphson on the selected constraint equations for the dependent coordinates, the
-// independent ones fixed (the position step of the double-step method). Ends evaluated and
+// independent ones fixed (the position step of the double-step method). Only the position stage
+// of the kinematics runs (the velocity arrays are stale afterwards). Ends evaluated and
 // factored at the solution. HY_NEWTON_NOCONV (> 0) or HY_WARN_SINGULAR when it fails.
 hy_status hy_form_close_positions(const hy_model* m, hy_data* d, hy_form_work* fw,
                                   hy_mech_work* mw);

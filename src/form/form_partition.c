@@ -120,7 +120,7 @@ hy_status hy_form_close_positions(const hy_model* m, hy_data* d, hy_form_work* f
   const int r = fw->nsel;
   const int* dep = d->part + d->ndof;
   double* delta = fw->vec;
-  hy_mech_kinematics(m, d, mw);
+  hy_mech_kinematics_pos(m, d, mw);
   if (m->sizes.neq == 0) return HY_OK;
   hy_mech_constraints(m, d, mw);
   for (int it = 0; it < CLOSE_MAX_ITER; it++) {
@@ -134,7 +134,7 @@ hy_status hy_form_close_positions(const hy_model* m, hy_data* d, hy_form_work* f
       step = fmax(step, fabs(delta[j]));
     }
     if (!isfinite(step)) return HY_NEWTON_NOCONV;
-    hy_mech_kinematics(m, d, mw);
+    hy_mech_kinematics_pos(m, d, mw);
     hy_mech_constraints(m, d, mw);
     if (step <= CLOSE_TOL) return hy_form_factor_dependent(m, d, fw);
   }

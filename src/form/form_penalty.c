@@ -72,14 +72,29 @@ void hy_penalty_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, double*
 hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
                          const double* x) {
   const int nz = m->sizes.nz, neq = m->sizes.neq;
-  const double dt = fw->dt;
-  double* f = fw->vec2;
-  HY_TRY(hy_penalty_residual(m, d, fw, mw, x, f));
+  const double dt = fw->dt, alpha = m->opt.penalty;
+  // the state at the converged unknowns (Eq. 33); M' and the cylinder derivatives stay those of
+  // the last Newton evaluation, one correction below the tolerance earlier
+  for (int i = 0; i < nz; i++) {
+    d->z[i] = x[i];
+    d->zd[i] = 2 / dt * x[i] + fw->hat_zd[i];
+    fw->zdd_trap[i] = 4 / (dt * dt) * x[i] + fw->hat_zdd[i];
+  }
+  hy_form_set_pressures(m, d, fw, x + nz);
+  hy_mech_kinematics(m, d, mw);
   if (neq == 0) {
     memcpy(d->zdd, fw->zdd_trap, sizeof(double) * (size_t)nz);
+    hy_form_outputs(m, d);
     return HY_OK;
   }
+  hy_mech_constraints(m, d, mw);
+  // Eq. 19 for the last update
+  if (fw->lam_pending) {
+    for (int e = 0; e < neq; e++) d->lam[e] += alpha * d->phi[e];
+    fw->lam_pending = 0;
+  }
   // projections, Eqs. 20-21: A zd = W zd', A zdd = W zdd' - dt^2/4 Phi_z^T alpha (Phi_z_dot zd)
+  hy_mech_force_geometry(m, d);
   hy_form_cylinder_jacobians(m, d, fw);
   leading_matrix(m, d, fw, dt, fw->A);
   int col = -1;
@@ -96,10 +111,10 @@ hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mec
   }
   hy_chol_solve(nz, fw->A, v);
   memcpy(d->zd, v, sizeof(double) * (size_t)nz);
-  // the bias Phi_z_dot zd with the projected velocities
-  hy_mech_kinematics(m, d, mw);
+  // the bias Phi_z_dot zd with the projected velocities (positions unchanged)
+  hy_mech_kinematics_vel(m, d, mw);
   hy_mech_constraints(m, d, mw);
-  const double c = 0.25 * dt * dt * m->opt.penalty;
+  const double c = 0.25 * dt * dt * alpha;
   for (int i = 0; i < nz; i++) {
     double s = 0;
     for (int k = 0; k < nz; k++) s += fw->W[i * nz + k] * fw->zdd_trap[k];
@@ -113,6 +128,6 @@ hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mec
   hy_chol_solve(nz, fw->A, v);
   memcpy(d->zdd, v, sizeof(double) * (size_t)nz);
   // outputs (forces, flows, energies) at the projected velocities
-  hy_form_evaluate(m, d, mw, NULL);
+  hy_form_outputs(m, d);
   return HY_OK;
 }

@@ -52,21 +52,28 @@ hy_status hy_integ_trap_newton_step(const hy_model* m, hy_data* d, hy_form_work*
   nw->worst_dx = 0;
   nw->res_norm = 0;
   double res_mech = 0, res_hyd = 0;
+  const int nmech = n - m->sizes.nvol;  // unknowns: coordinates first, then pressures
+  const double tol_mech = m->opt.tol_pos, tol_hyd = m->opt.tol_p;
   while (it < m->opt.max_iter) {
     it++;
     st = hy_form_residual(m, d, fw, mw, nw->x, nw->f);
     if (st != HY_OK) break;
     res_mech = res_hyd = 0;
     for (int i = 0; i < n; i++) {
-      int is_p;
-      hy_form_unknown_name(m, d, i, &is_p);
-      if (is_p) {
-        res_hyd = fmax(res_hyd, fabs(nw->f[i]));
-      } else {
-        res_mech = fmax(res_mech, fabs(nw->f[i]));
+      const double a = fabs(nw->f[i]);
+      if (i < nmech) {
+        if (a > res_mech) res_mech = a;
+      } else if (a > res_hyd) {
+        res_hyd = a;
       }
     }
-    nw->res_norm = fmax(res_mech, res_hyd);
+    nw->res_norm = res_mech > res_hyd ? res_mech : res_hyd;
+    if (it > 1 && m->opt.reuse_tangent) {
+      // modified Newton: the factors of the step's first tangent, with its row scales
+      for (int i = 0; i < n; i++) nw->dx[i] = -nw->f[i] * nw->fp[i];
+      hy_lu_solve(n, nw->J, nw->piv, nw->dx);
+      goto update;
+    }
     if (m->opt.tangent == HY_TANGENT_FD) {
       st = fd_tangent(m, d, fw, mw, nw, n);
       if (st != HY_OK) break;
@@ -77,10 +84,14 @@ hy_status hy_integ_trap_newton_step(const hy_model* m, hy_data* d, hy_form_work*
     // magnitude, which partial pivoting alone does not see
     for (int i = 0; i < n; i++) {
       double mx = 0;
-      for (int j = 0; j < n; j++) mx = fmax(mx, fabs(nw->J[i * n + j]));
+      for (int j = 0; j < n; j++) {
+        const double a = fabs(nw->J[i * n + j]);
+        if (a > mx) mx = a;
+      }
       const double sc = mx > 0 ? 1 / mx : 1;
       for (int j = 0; j < n; j++) nw->J[i * n + j] *= sc;
       nw->dx[i] = -nw->f[i] * sc;
+      nw->fp[i] = sc;  // kept for the modified-Newton iterations (fp is free until then)
     }
     int col = -1;
     if (hy_lu_factor(n, nw->J, nw->piv, &col) != HY_OK) {
@@ -91,11 +102,12 @@ hy_status hy_integ_trap_newton_step(const hy_model* m, hy_data* d, hy_form_work*
       break;
     }
     hy_lu_solve(n, nw->J, nw->piv, nw->dx);
+  update:;
     // convergence per segment: every correction below its tolerance (rad or m, Pa)
     double worst = 0;
     for (int i = 0; i < n; i++) {
       nw->x[i] += nw->dx[i];
-      const double a = fabs(nw->dx[i]) / hy_form_tol(m, d, i);
+      const double a = fabs(nw->dx[i]) / (i < nmech ? tol_mech : tol_hyd);
       if (!(a <= worst)) {  // also catches NaN
         worst = a;
         nw->worst = i;

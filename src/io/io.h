@@ -14,7 +14,12 @@
 //   E_kin[J], E_pot[J], W_ext[J], E_total[J]      (E_total = hy_energy_total),
 //   violation[m]            d->violation, only for a model with cut joints,
 //   iter                    d->stats.niter_last, only for penalty and double-step,
-//   F:<force>[N] per force element, then len:<force>[m] per force element (frc_force, frc_len)
+//   F:<force>[N] per force element, then len:<force>[m] per force element (frc_force, frc_len),
+//   p:<volume>[Pa] per hydraulic volume (d->p), U:<valve>[V] per directional valve (d->U),
+//   F_hyd:<cylinder>[N], then len_a:<cylinder>[m], then len_b:<cylinder>[m], one column per
+//   cylinder each (cyl_F_hyd, cyl_len_a, cyl_len_b),
+//   W_act[J], D_visc[J], W_damp[J]   only with cylinders: work_hyd - diss_visc + work_damp,
+//                                    diss_visc, work_damp
 // The columns depend on the model's sizes and opt.formulation when the file is opened.
 // Joints come in model order; revolute joints are in rad, prismatic ones in m. Values are
 // printed with %.17g, so reading them back gives the doubles bit for bit. A field holding a
@@ -29,8 +34,8 @@ enum { HY_CSV_FLUSH_ROWS = 64 };
 // HY_ERR_IO when the file cannot be opened or written, HY_ERR_NOMEM. Nullable: err.
 hy_status hy_csv_open(const char* path, const hy_model* m, hy_csv** out, hy_error* err);
 
-// Appends the row of the state in d (d->time, d->z, d->zd, energies, then the closed-loop and
-// force columns). m must be the model the recorder was opened with. Returns HY_ERR_IO when
+// Appends the row of the state in d (d->time, d->z, d->zd, energies, then the closed-loop,
+// force and hydraulic columns). m must be the model the recorder was opened with. Returns HY_ERR_IO when
 // writing fails.
 hy_status hy_csv_write(hy_csv* c, const hy_model* m, const hy_data* d);
 

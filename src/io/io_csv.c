@@ -15,6 +15,9 @@ struct hy_csv {
   int violation;   // 1 = violation[m] column (the model has cut joints)
   int iter;        // 1 = iter column (penalty or double-step: Newton iterations)
   int nfrc;        // force elements (two columns each)
+  int nvol;        // hydraulic volumes (one pressure column each)
+  int nvlv;        // directional valves (one spool column each)
+  int ncyl;        // cylinders (three columns each, then the three work columns)
   long unflushed;  // rows written since the last flush
   int failed;      // a write failed: reported again at close
 };
@@ -30,6 +33,11 @@ static int put_field(FILE* fp, const char* prefix, const char* name, const char*
     if (fputc(*p, fp) == EOF) return -1;
   }
   return fprintf(fp, "[%s]\"", unit) < 0 ? -1 : 0;
+}
+
+// Name of cylinder c: that of its force element.
+static const char* cyl_name(const hy_model* m, int c) {
+  return m->frc_name + (size_t)m->cyl_frc[c] * HY_NAME_MAX;
 }
 
 static int write_header(FILE* fp, const hy_model* m, const hy_csv* c) {
@@ -59,6 +67,25 @@ static int write_header(FILE* fp, const hy_model* m, const hy_csv* c) {
       }
     }
   }
+  // Hydraulics after everything mechanical: pressures, spools, then per quantity one column per
+  // cylinder (as F: and len: above), then the work of all cylinders together.
+  for (int v = 0; v < c->nvol; v++) {
+    if (fputc(',', fp) == EOF) return -1;
+    if (put_field(fp, "p:", m->vol_name + (size_t)v * HY_NAME_MAX, "Pa")) return -1;
+  }
+  for (int v = 0; v < c->nvlv; v++) {
+    if (fputc(',', fp) == EOF) return -1;
+    if (put_field(fp, "U:", m->vlv_name + (size_t)v * HY_NAME_MAX, "V")) return -1;
+  }
+  static const char* const cyl_prefix[3] = {"F_hyd:", "len_a:", "len_b:"};
+  static const char* const cyl_unit[3] = {"N", "m", "m"};
+  for (int pass = 0; pass < 3; pass++) {
+    for (int k = 0; k < c->ncyl; k++) {
+      if (fputc(',', fp) == EOF) return -1;
+      if (put_field(fp, cyl_prefix[pass], cyl_name(m, k), cyl_unit[pass])) return -1;
+    }
+  }
+  if (c->ncyl > 0 && fputs(",W_act[J],D_visc[J],W_damp[J]", fp) == EOF) return -1;
   return fputc('\n', fp) == EOF ? -1 : 0;
 }
 
@@ -83,6 +110,9 @@ hy_status hy_csv_open(const char* path, const hy_model* m, hy_csv** out, hy_erro
   c->violation = m->sizes.ncut > 0;
   c->iter = m->opt.formulation != HY_FORM_TREE;
   c->nfrc = m->sizes.nfrc;
+  c->nvol = m->sizes.nvol;
+  c->nvlv = m->sizes.nvlv;
+  c->ncyl = m->sizes.ncyl;
   // The header is flushed at once so that even a run failing at its first step leaves a file
   // that says what it would have held.
   if (write_header(c->fp, m, c) || fflush(c->fp) == EOF) {
@@ -96,7 +126,10 @@ hy_status hy_csv_open(const char* path, const hy_model* m, hy_csv** out, hy_erro
 }
 
 hy_status hy_csv_write(hy_csv* c, const hy_model* m, const hy_data* d) {
-  if (!c || !m || !d || m->sizes.nz != c->nz || m->sizes.nfrc != c->nfrc) return HY_ERR_ARG;
+  if (!c || !m || !d || m->sizes.nz != c->nz || m->sizes.nfrc != c->nfrc ||
+      m->sizes.nvol != c->nvol || m->sizes.nvlv != c->nvlv || m->sizes.ncyl != c->ncyl) {
+    return HY_ERR_ARG;
+  }
   FILE* fp = c->fp;
   // %.17g: the shortest fixed precision that round-trips every double, so the file can serve as
   // a reference trajectory without loss.
@@ -116,6 +149,18 @@ hy_status hy_csv_write(hy_csv* c, const hy_model* m, const hy_data* d) {
   for (int pass = 0; pass < 2 && !bad; pass++) {
     const double* v = pass == 0 ? d->frc_force : d->frc_len;
     for (int k = 0; k < c->nfrc && !bad; k++) bad = fprintf(fp, ",%.17g", v[k]) < 0;
+  }
+  for (int v = 0; v < c->nvol && !bad; v++) bad = fprintf(fp, ",%.17g", d->p[v]) < 0;
+  for (int v = 0; v < c->nvlv && !bad; v++) bad = fprintf(fp, ",%.17g", d->U[v]) < 0;
+  for (int pass = 0; pass < 3 && !bad; pass++) {
+    const double* v = pass == 0 ? d->cyl_F_hyd : (pass == 1 ? d->cyl_len_a : d->cyl_len_b);
+    for (int k = 0; k < c->ncyl && !bad; k++) bad = fprintf(fp, ",%.17g", v[k]) < 0;
+  }
+  if (!bad && c->ncyl > 0) {
+    // W_act: the cylinders' work on the mechanism (pressure forces - viscous dissipation + end
+    // dampers), the quantity `hydyn run` quotes the energy drift against
+    bad = fprintf(fp, ",%.17g,%.17g,%.17g", d->work_hyd - d->diss_visc + d->work_damp,
+                  d->diss_visc, d->work_damp) < 0;
   }
   if (!bad) bad = fputc('\n', fp) == EOF;
   if (!bad && ++c->unflushed >= HY_CSV_FLUSH_ROWS) {

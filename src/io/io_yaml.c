@@ -6,6 +6,8 @@
 // at the line and column of the offending node. Aliases are rejected and nesting is capped, so
 // no input can make the tree cyclic or the recursion over it deep. All memory goes through
 // hy_malloc/hy_free, so the allocator hook sees (and tests can count) every block.
+// stat() is POSIX, outside strict C11
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <locale.h>
 #include <math.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yaml.h>
 
 #include "core/core.h"
@@ -1576,7 +1579,8 @@ static hy_status load_solver(loader* ld, const node* root, hy_option* opt) {
   static const char* const keys[] = {
       "integrator", "dt",           "t_end",          "formulation",     "tangent",
       "penalty",    "tol_position", "max_iterations", "partition_rcond", "tol_pressure",
-      NULL};
+      "reuse_tangent", NULL};
+  static const char* const yes_no[] = {"false", "true", NULL};
   // the names live in one table each (hydyn/names.h); the enum values are the list order
   const char* integrators[HY_INTEG_COUNT + 1];
   for (int k = 0; k < HY_INTEG_COUNT; k++) integrators[k] = hy_integrator_name((hy_integrator)k);
@@ -1639,6 +1643,10 @@ static hy_status load_solver(loader* ld, const node* root, hy_option* opt) {
   if (map_val(n, "max_iterations")) {
     HY_TRY(get_count(ld, it.where, "max_iterations", map_val(n, "max_iterations"),
                      map_key(n, "max_iterations"), 1, &opt->max_iter));
+  }
+  if (map_val(n, "reuse_tangent")) {
+    HY_TRY(get_enum(ld, it.where, "reuse_tangent", map_val(n, "reuse_tangent"),
+                    map_key(n, "reuse_tangent"), yes_no, &opt->reuse_tangent));
   }
   if (map_val(n, "partition_rcond")) {
     const node* v = map_val(n, "partition_rcond");
@@ -1960,12 +1968,9 @@ hy_status hy_model_load_any(const char* what, hy_model** out, hy_error* err) {
   *out = NULL;
   if (!what) return HY_FAIL(err, HY_ERR_ARG, "null model name");
   // A file that exists but cannot be read is still the user's file: report its error rather
-  // than falling back to a built-in of the same name.
-  FILE* f = fopen(what, "rb");
-  if (f) {
-    fclose(f);
-    return hy_model_load(what, out, err);
-  }
+  // than falling back to a built-in of the same name. A folder of that name is not a file.
+  struct stat info;
+  if (stat(what, &info) == 0 && !S_ISDIR(info.st_mode)) return hy_model_load(what, out, err);
   size_t len = strlen(what);
   if (len > 5 && strcmp(what + len - 5, ".yaml") == 0) len -= 5;
   for (int i = 0; i < hy_builtin_model_count; i++) {

@@ -6,15 +6,19 @@
 #include "hydyn/model.h"
 #include "hydyn/sim.h"
 
+// Numbers of a body inertia kept as (m, m g, J_O), see mech_dynamics.c.
+#define HY_MECH_INERTIA_SIZE 13
+
 // Work arrays of the mechanics, owned by the data's private workspace.
 typedef struct hy_mech_work {
-  double* body_M;    // M-bar_j of each body, Eq. 9                          (nbody x 36)
+  double* body_M;    // M-bar_j of each body, Eq. 9, as (m, m g, J_O)          (nbody x 13)
   double* body_Q;    // Q-bar_j - M-bar_j * Zd0_j: forces less velocity terms  (nbody x 6)
   double* body_Zd0;  // Cartesian acceleration with zdd = 0 (T Rd_dot zd)     (nbody x 6)
-  double* comp_M;    // composite M-bar of each subtree                       (nbody x 36)
+  double* comp_M;    // composite M-bar of each subtree, same form               (nbody x 13)
   double* comp_Q;    // composite force of each subtree                       (nbody x 6)
   double* Mfac;      // Cholesky factor of M'                                 (nz x nz)
   double* load_val;  // applied load vectors at the current time              (nload x 3)
+  double* jnt_P;     // joint points on the parents, inertial frame           (nbody x 3)
 } hy_mech_work;
 
 // Doubles the work arrays need.
@@ -24,6 +28,11 @@ void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf);
 
 // Positions and velocities of every body and marker, b_j and d_j, from (z, zd): Eqs. 2, 4, 6.
 void hy_mech_kinematics(const hy_model* m, hy_data* d, hy_mech_work* w);
+// Its two stages: positions (rotations, origins, centres of mass, markers, b_j) from z, then
+// velocities (Z, d_j, the zdd = 0 accelerations, marker velocities) from zd, so that a change
+// of velocities alone does not recompute positions.
+void hy_mech_kinematics_pos(const hy_model* m, hy_data* d, hy_mech_work* w);
+void hy_mech_kinematics_vel(const hy_model* m, hy_data* d, hy_mech_work* w);
 // M'(z) and Q'(z, zd, t) by composite accumulation from the leaves to the root, Eqs. 8-12.
 // Needs hy_mech_kinematics first.
 void hy_mech_dynamics(const hy_model* m, hy_data* d, hy_mech_work* w);

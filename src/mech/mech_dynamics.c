@@ -7,6 +7,26 @@
 #include "core/core.h"
 #include "mech/mech.h"
 
+// A body's M-bar of Eq. 9 is [m I, -c~; c~, J_O] with c = m g its first moment and
+// J_O = J - m g~ g~ = J + m (|g|^2 I - g g^T) its inertia about the inertial origin. hydyn keeps
+// the 13 numbers (m, c, J_O) instead of the 6x6 block: sums of them compose subtrees, and the
+// product with a 6-vector costs half of the dense one.
+enum { INERTIA_SIZE = HY_MECH_INERTIA_SIZE };
+
+static void inertia_mulv(double r[6], const double I[INERTIA_SIZE], const double v[6]) {
+  const double m = I[0];
+  const double* c = I + 1;
+  const double* JO = I + 4;
+  double cxa[3], cxl[3], Jva[3];
+  hy_v3_cross(cxa, c, v + 3);
+  hy_v3_cross(cxl, c, v);
+  hy_m3_mulv(Jva, JO, v + 3);
+  for (int k = 0; k < 3; k++) {
+    r[k] = m * v[k] - cxa[k];
+    r[3 + k] = cxl[k] + Jva[k];
+  }
+}
+
 // Applied load vectors at time t (vector scaled by its signal).
 static void eval_loads(const hy_model* m, double t, double* val) {
   for (int k = 0; k < m->sizes.nload; k++) {
@@ -32,8 +52,15 @@ void hy_mech_dynamics(const hy_model* m, hy_data* d, hy_mech_work* w) {
     double J[9], AJ[9];
     hy_m3_mul(AJ, A, m->body_inertia + 9 * j);
     hy_m3_mulT2(J, AJ, A);
-    double* Mb = w->body_M + 36 * j;
-    hy_m6_body_inertia(Mb, mass, g, J);
+    double* Ib = w->body_M + INERTIA_SIZE * j;
+    const double g2 = hy_v3_dot(g, g);
+    Ib[0] = mass;
+    for (int r = 0; r < 3; r++) {
+      Ib[1 + r] = mass * g[r];
+      for (int c = 0; c < 3; c++) {
+        Ib[4 + 3 * r + c] = J[3 * r + c] + mass * ((r == c ? g2 : 0) - g[r] * g[c]);
+      }
+    }
 
     // gravity at the centre of mass as a force and a moment about the origin
     double f[3], n[3];
@@ -57,7 +84,7 @@ void hy_mech_dynamics(const hy_model* m, hy_data* d, hy_mech_work* w) {
       Qb[3 + k] = n[k] - wJw[k] - t3[k];
     }
     double MZd0[6];
-    hy_m6_mulv(MZd0, Mb, w->body_Zd0 + 6 * j);
+    inertia_mulv(MZd0, Ib, w->body_Zd0 + 6 * j);
     for (int k = 0; k < 6; k++) Qb[k] -= MZd0[k];
   }
 
@@ -98,12 +125,12 @@ void hy_mech_dynamics(const hy_model* m, hy_data* d, hy_mech_work* w) {
   }
 
   // composites from the leaves to the root (children have larger indices than parents)
-  memcpy(w->comp_M, w->body_M, sizeof(double) * 36 * (size_t)nb);
+  memcpy(w->comp_M, w->body_M, sizeof(double) * INERTIA_SIZE * (size_t)nb);
   memcpy(w->comp_Q, w->body_Q, sizeof(double) * 6 * (size_t)nb);
   for (int j = nb - 1; j >= 0; j--) {
     const int p = m->body_parent[j];
     if (p < 0) continue;
-    hy_m6_add(w->comp_M + 36 * p, w->comp_M + 36 * p, w->comp_M + 36 * j);
+    for (int k = 0; k < INERTIA_SIZE; k++) w->comp_M[INERTIA_SIZE * p + k] += w->comp_M[INERTIA_SIZE * j + k];
     hy_sv_add(w->comp_Q + 6 * p, w->comp_Q + 6 * p, w->comp_Q + 6 * j);
   }
 
@@ -113,7 +140,7 @@ void hy_mech_dynamics(const hy_model* m, hy_data* d, hy_mech_work* w) {
   for (int i = 0; i < nb; i++) {
     const int zi = m->jnt_zadr[i];
     double Mcb[6];
-    hy_m6_mulv(Mcb, w->comp_M + 36 * i, d->jnt_b + 6 * i);
+    inertia_mulv(Mcb, w->comp_M + INERTIA_SIZE * i, d->jnt_b + 6 * i);
     for (int k = i; k >= 0; k = m->body_parent[k]) {
       const int zk = m->jnt_zadr[k];
       const double v = hy_sv_dot(d->jnt_b + 6 * k, Mcb);

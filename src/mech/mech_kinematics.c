@@ -8,58 +8,49 @@
 
 size_t hy_mech_work_size(const hy_model* m) {
   const size_t nb = (size_t)m->sizes.nbody, nz = (size_t)m->sizes.nz;
-  return nb * (36 + 6 + 6 + 36 + 6) + nz * nz + 3 * (size_t)m->sizes.nload;
+  return nb * (2 * HY_MECH_INERTIA_SIZE + 6 + 6 + 6 + 3) + nz * nz + 3 * (size_t)m->sizes.nload;
 }
 
 void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf) {
   const size_t nb = (size_t)m->sizes.nbody, nz = (size_t)m->sizes.nz;
   w->body_M = buf;
-  buf += 36 * nb;
+  buf += HY_MECH_INERTIA_SIZE * nb;
   w->body_Q = buf;
   buf += 6 * nb;
   w->body_Zd0 = buf;
   buf += 6 * nb;
   w->comp_M = buf;
-  buf += 36 * nb;
+  buf += HY_MECH_INERTIA_SIZE * nb;
   w->comp_Q = buf;
   buf += 6 * nb;
   w->Mfac = buf;
   buf += nz * nz;
+  w->jnt_P = buf;
+  buf += 3 * nb;
   w->load_val = buf;
 }
 
-void hy_mech_kinematics(const hy_model* m, hy_data* d, hy_mech_work* w) {
+void hy_mech_kinematics_pos(const hy_model* m, hy_data* d, hy_mech_work* w) {
   const int nb = m->sizes.nbody;
   static const double zero3[3] = {0, 0, 0};
   static const double eye3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-  static const double zero6[6] = {0, 0, 0, 0, 0, 0};
 
   for (int j = 0; j < nb; j++) {
     const int p = m->body_parent[j];
     const double* Ap = p < 0 ? eye3 : d->body_rot + 9 * p;
     const double* rp = p < 0 ? zero3 : d->body_pos + 3 * p;
-    const double* Zp = p < 0 ? zero6 : d->body_Z + 6 * p;
-    const double* Zd0p = p < 0 ? zero6 : w->body_Zd0 + 6 * p;
     const double z = d->z[m->jnt_zadr[j]];
-    const double zd = d->zd[m->jnt_zadr[j]];
     double* A = d->body_rot + 9 * j;
     double* r = d->body_pos + 3 * j;
     double* b = d->jnt_b + 6 * j;
-    double* dj = d->jnt_d + 6 * j;
+    double* P = w->jnt_P + 3 * j;
 
     // joint axis u and joint point P on the parent, inertial frame
-    double u[3], P[3], tmp[3], A0[9];
+    double u[3], tmp[3], A0[9];
     hy_m3_mulv(u, Ap, m->jnt_paxis + 3 * j);
     hy_m3_mulv(tmp, Ap, m->jnt_ppoint + 3 * j);
     hy_v3_add(P, rp, tmp);
     hy_m3_mul(A0, Ap, m->jnt_crot + 9 * j);
-
-    // velocity of the parent's material point at P, and the parent's angular velocity
-    const double* wp = Zp + 3;
-    double Pdot[3], wxu[3];
-    hy_v3_cross(tmp, wp, P);
-    hy_v3_add(Pdot, Zp, tmp);
-    hy_v3_cross(wxu, wp, u);
 
     double Pc[3];  // where the child's joint point sits
     if (m->jnt_type[j] == HY_JOINT_REVOLUTE) {
@@ -68,9 +59,60 @@ void hy_mech_kinematics(const hy_model* m, hy_data* d, hy_mech_work* w) {
       hy_m3_mul(A, A0, R);
       hy_v3_copy(Pc, P);
       // b = [P x u; u]: a rotation zd about the axis through P moves the origin point with
-      // zd * (P x u); d = b_dot zd with P and u carried by the parent
+      // zd * (P x u)
       hy_v3_cross(b, P, u);
       hy_v3_copy(b + 3, u);
+    } else {
+      hy_m3_copy(A, A0);
+      hy_v3_copy(Pc, P);
+      hy_v3_addscl(Pc, u, z);
+      // b = [u; 0]: a slide moves every point alike
+      hy_v3_copy(b, u);
+      hy_v3_set(b + 3, 0, 0, 0);
+    }
+    // body origin from the child's joint point
+    hy_m3_mulv(tmp, A, m->jnt_cpoint + 3 * j);
+    hy_v3_sub(r, Pc, tmp);
+    hy_m3_mulv(tmp, A, m->body_com + 3 * j);
+    hy_v3_add(d->body_com + 3 * j, r, tmp);
+  }
+
+  // markers: x = r + A*point
+  for (int k = 0; k < m->sizes.nmrk; k++) {
+    const int bk = m->mrk_body[k];
+    double* x = d->mrk_pos + 3 * k;
+    if (bk < 0) {
+      hy_v3_copy(x, m->mrk_point + 3 * k);
+      continue;
+    }
+    double tmp[3];
+    hy_m3_mulv(tmp, d->body_rot + 9 * bk, m->mrk_point + 3 * k);
+    hy_v3_add(x, d->body_pos + 3 * bk, tmp);
+  }
+}
+
+void hy_mech_kinematics_vel(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  const int nb = m->sizes.nbody;
+  static const double zero6[6] = {0, 0, 0, 0, 0, 0};
+
+  for (int j = 0; j < nb; j++) {
+    const int p = m->body_parent[j];
+    const double* Zp = p < 0 ? zero6 : d->body_Z + 6 * p;
+    const double* Zd0p = p < 0 ? zero6 : w->body_Zd0 + 6 * p;
+    const double zd = d->zd[m->jnt_zadr[j]];
+    const double* b = d->jnt_b + 6 * j;
+    const double* P = w->jnt_P + 3 * j;
+    double* dj = d->jnt_d + 6 * j;
+
+    // velocity of the parent's material point at P, and the rate of the axis carried by it
+    const double* wp = Zp + 3;
+    double Pdot[3], wxu[3], tmp[3];
+    hy_v3_cross(tmp, wp, P);
+    hy_v3_add(Pdot, Zp, tmp);
+    if (m->jnt_type[j] == HY_JOINT_REVOLUTE) {
+      // d = b_dot zd = [(P_dot x u + P x (w_p x u)) zd; (w_p x u) zd]
+      const double* u = b + 3;
+      hy_v3_cross(wxu, wp, u);
       double t1[3], t2[3];
       hy_v3_cross(t1, Pdot, u);
       hy_v3_cross(t2, P, wxu);
@@ -78,20 +120,11 @@ void hy_mech_kinematics(const hy_model* m, hy_data* d, hy_mech_work* w) {
       hy_v3_scale(dj, dj, zd);
       hy_v3_scale(dj + 3, wxu, zd);
     } else {
-      hy_m3_copy(A, A0);
-      hy_v3_copy(Pc, P);
-      hy_v3_addscl(Pc, u, z);
-      // b = [u; 0]: a slide moves every point alike; d = [(omega_p x u) zd; 0]
-      hy_v3_copy(b, u);
-      hy_v3_set(b + 3, 0, 0, 0);
+      // d = [(w_p x u) zd; 0]
+      hy_v3_cross(wxu, wp, b);
       hy_v3_scale(dj, wxu, zd);
       hy_v3_set(dj + 3, 0, 0, 0);
     }
-    // body origin from the child's joint point
-    hy_m3_mulv(tmp, A, m->jnt_cpoint + 3 * j);
-    hy_v3_sub(r, Pc, tmp);
-    hy_m3_mulv(tmp, A, m->body_com + 3 * j);
-    hy_v3_add(d->body_com + 3 * j, r, tmp);
 
     // Eq. 2, and Eq. 3 with zdd = 0
     double* Z = d->body_Z + 6 * j;
@@ -100,21 +133,22 @@ void hy_mech_kinematics(const hy_model* m, hy_data* d, hy_mech_work* w) {
     for (int k = 0; k < 6; k++) Zd0[k] = Zd0p[k] + dj[k];
   }
 
-  // markers: x = r + A*point, velocity s_dot + omega x x
+  // markers: velocity s_dot + omega x x
   for (int k = 0; k < m->sizes.nmrk; k++) {
     const int bk = m->mrk_body[k];
-    double* x = d->mrk_pos + 3 * k;
     double* v = d->mrk_vel + 3 * k;
     if (bk < 0) {
-      hy_v3_copy(x, m->mrk_point + 3 * k);
       hy_v3_set(v, 0, 0, 0);
       continue;
     }
     double tmp[3];
-    hy_m3_mulv(tmp, d->body_rot + 9 * bk, m->mrk_point + 3 * k);
-    hy_v3_add(x, d->body_pos + 3 * bk, tmp);
     const double* Z = d->body_Z + 6 * bk;
-    hy_v3_cross(tmp, Z + 3, x);
+    hy_v3_cross(tmp, Z + 3, d->mrk_pos + 3 * k);
     hy_v3_add(v, Z, tmp);
   }
+}
+
+void hy_mech_kinematics(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  hy_mech_kinematics_pos(m, d, w);
+  hy_mech_kinematics_vel(m, d, w);
 }

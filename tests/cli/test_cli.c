@@ -1,12 +1,14 @@
 // The hydyn command, run as a child process: help, argument checking, exit statuses, a short
 // run with its CSV and summary, error positions for a malformed model file, and closed-loop runs
-// (formulations, Newton options, notes, extra CSV columns).
+// (formulations, Newton options, notes, extra CSV columns), hydraulic runs (notes, summary keys,
+// CSV columns, a Newton failure that keeps the rows written before it).
 //
 // The binary is $HYDYN_BIN (set by ctest, see tests/CMakeLists.txt), else build/hydyn in the
 // source tree.
 #define _XOPEN_SOURCE 700  // fork, mkdtemp, regex, realpath
 
 #include <fcntl.h>
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,7 +118,8 @@ START_TEST(help_mentions_everything) {
   const char* opts[] = {
       "--t-end",     "--dt",      "--integrator", "euler",  "semi-euler",    "rk4",   "--out",
       "--no-out",    "--every",   "--quiet",      "--help", "--formulation", "tree",  "penalty",
-      "double-step", "--tangent", "analytic",     "fd",     "--penalty",     "--tol", "--max-iter"};
+      "double-step", "--tangent", "analytic",     "fd",     "--penalty",     "--tol", "--max-iter",
+      "--tol-p"};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) ASSERT_HAS(result.out, opts[i]);
 
   run_hydyn((const char*[]){"--version", NULL}, NULL, &result);
@@ -173,6 +176,10 @@ START_TEST(bad_arguments_exit_2) {
       {"--max-iter", "0", NULL},
       {"--max-iter", "2.5", NULL},
       {"--max-iter", "1000001", NULL},
+      {"--tol-p", "-1", NULL},
+      {"--tol-p", "0", NULL},
+      {"--tol-p=abc", NULL},
+      {"--tol-p", NULL},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     const char* args[8] = {"run", "double-pendulum", NULL};
@@ -537,6 +544,203 @@ START_TEST(tree_refused_for_loops) {
 }
 END_TEST
 
+START_TEST(static_residual_note) {
+  // released four-bar: gravity is unbalanced at t = 0, which the note quantifies
+  make_tmp_dir();
+  run_hydyn((const char*[]){"run", "four-bar-a-released", "--t-end", "0.01", "--no-out", NULL},
+            NULL, &result);
+  ck_assert_msg(result.status == 0, "stderr:\n%s", result.err);
+  ASSERT_HAS(result.err,
+             "note: the initial state is not a static equilibrium: largest unbalanced generalized "
+             "force ");
+  ASSERT_HAS(result.err, " N or N m\n");
+  // held by its computed equilibrium force (an actuator, a cylinder): no such note
+  const char* held[] = {"four-bar-a-held", "four-bar-a"};
+  for (int i = 0; i < 2; i++) {
+    run_hydyn((const char*[]){"run", held[i], "--t-end", "0.01", "--no-out", NULL}, NULL, &result);
+    ck_assert_msg(result.status == 0, "stderr:\n%s", result.err);
+    ck_assert_msg(!strstr(result.err, "not a static equilibrium"), "%s:\n%s", held[i], result.err);
+  }
+  // --tol-p on a model without pressures does nothing, and says so
+  run_hydyn((const char*[]){"run", "four-bar-a-held", "--t-end", "0.01", "--tol-p", "1", "--no-out",
+                            NULL},
+            NULL, &result);
+  ck_assert_msg(result.status == 0, "stderr:\n%s", result.err);
+  ASSERT_HAS(result.err, "note: --tol-p has no effect");
+  rmdir(tmp_dir);
+}
+END_TEST
+
+//----- hydraulics ----------------------------------------------------------------------------
+
+// Index of the column named `name` in a CSV header line, or -1.
+static int csv_column(const char* head, const char* name) {
+  int col = 0;
+  const size_t n = strlen(name);
+  for (const char* p = head; *p && *p != '\n'; col++) {
+    const size_t len = strcspn(p, ",\n");
+    if (len == n && strncmp(p, name, n) == 0) return col;
+    p += len;
+    if (*p == ',') p++;
+  }
+  return -1;
+}
+
+// Field `col` of a CSV row, as a number.
+static double csv_field(const char* row, int col) {
+  const char* p = row;
+  for (int k = 0; k < col; k++) {
+    p = strchr(p, ',');
+    ck_assert_ptr_nonnull(p);
+    p++;
+  }
+  return strtod(p, NULL);
+}
+
+// The value after "<name> = " in a note line, in MPa (the "initial pressures" note).
+static double note_pressure(const char* err, const char* name) {
+  const char* line = strstr(err, "note: initial pressures: ");
+  ck_assert_ptr_nonnull(line);
+  char pat[64];
+  snprintf(pat, sizeof pat, " %s = ", name);
+  const char* p = strstr(line, pat);
+  ck_assert_msg(p && p < strchr(line, '\n'), "no %s in %s", name, line);
+  return strtod(p + strlen(pat), NULL);
+}
+
+START_TEST(hydraulic_run) {
+  make_tmp_dir();
+  char csv[128];
+  snprintf(csv, sizeof csv, "%s/fba.csv", tmp_dir);
+  // the valve opens at 1 s (+10 V, seed 000 Eq. 46) and lifts the four-bar until 2.5 s
+  run_hydyn((const char*[]){"run", "four-bar-a", "--t-end", "1.5", "--every", "10", "--out", csv,
+                            NULL},
+            NULL, &result);
+  ck_assert_msg(result.status == 0, "status %d, stderr:\n%s", result.status, result.err);
+  // notes: the pressures (V3 given, V2 from the cylinder's equilibrium, V1 through the
+  // throttle), and the cylinder's equilibrium force F_s0 = 11029.38 N (seed 000 Sect. 5)
+  ASSERT_HAS(result.err, "note: initial pressures: V1 = 5.0243 MPa, V2 = 5.0243 MPa, V3 = 3.5 MPa\n");
+  ASSERT_HAS(result.err,
+             "note: cylinder 'cylinder' holds the initial configuration with 11029.38 N (push)");
+  ck_assert_msg(!strstr(result.err, "not a static equilibrium"), "%s", result.err);
+
+  char v[256];
+  ck_assert_str_eq(summary_value(result.out, "steps", v, sizeof v), "1500");
+  const double work = strtod(summary_value(result.out, "work_act_max", v, sizeof v), NULL);
+  ck_assert_msg(work > 100 && work < 1e4, "work_act_max '%s' in %s", v, result.out);
+  ASSERT_HAS(result.out, " work_act_max=");
+  ASSERT_HAS(result.out, " J energy_drift_pct_work=");
+  const double pct = strtod(summary_value(result.out, "energy_drift_pct_work", v, sizeof v), NULL);
+  const double drift = strtod(summary_value(result.out, "energy_drift", v, sizeof v), NULL);
+  ck_assert_double_eq_tol(pct, 100 * drift / work, 0.01 * pct);
+  ck_assert_double_lt(pct, 0.1);  // the trapezoidal rule conserves energy to a small share
+  ck_assert_msg(summary_value(result.out, "diss_visc", v, sizeof v)[0], "%s", result.out);
+  ck_assert_double_ge(strtod(v, NULL), 0.0);
+  ck_assert_msg(summary_value(result.out, "work_damp", v, sizeof v)[0], "%s", result.out);
+  // driven by a cylinder: the drift is quoted against the actuator work, not the potential
+  ck_assert_msg(!summary_value(result.out, "energy_drift_pct_pot", v, sizeof v)[0], "%s",
+                result.out);
+
+  static char text[OUT_MAX];
+  slurp(csv, text);
+  ck_assert_int_eq(count_lines(text), 1 + 151);
+  const int c_time = csv_column(text, "time[s]"), c_p1 = csv_column(text, "p:V1[Pa]");
+  const int c_p2 = csv_column(text, "p:V2[Pa]"), c_p3 = csv_column(text, "p:V3[Pa]");
+  const int c_u = csv_column(text, "U:dcv[V]"), c_f = csv_column(text, "F_hyd:cylinder[N]");
+  const int c_la = csv_column(text, "len_a:cylinder[m]");
+  const int c_lb = csv_column(text, "len_b:cylinder[m]"), c_w = csv_column(text, "W_act[J]");
+  const int c_dv = csv_column(text, "D_visc[J]"), c_wd = csv_column(text, "W_damp[J]");
+  ck_assert_int_eq(c_time, 0);
+  // existing columns first, hydraulics after len:, in the documented order
+  ck_assert_int_gt(c_p1, csv_column(text, "len:cylinder[m]"));
+  const int order[] = {c_p1, c_p2, c_p3, c_u, c_f, c_la, c_lb, c_w, c_dv, c_wd};
+  for (int i = 1; i < 10; i++) ck_assert_int_eq(order[i], order[i - 1] + 1);
+  const char* row0 = strchr(text, '\n') + 1;
+  ck_assert_double_eq(csv_field(row0, c_time), 0.0);
+  // the CSV at t = 0 holds what the note said (the note has 5 digits)
+  const char* names[3] = {"V1", "V2", "V3"};
+  const int cols[3] = {c_p1, c_p2, c_p3};
+  for (int i = 0; i < 3; i++) {
+    const double p = csv_field(row0, cols[i]);
+    ck_assert_double_eq_tol(1e-6 * p, note_pressure(result.err, names[i]), 1e-4 * 1e-6 * p);
+  }
+  ck_assert_double_eq_tol(csv_field(row0, c_f), 11029.38, 0.01);
+  ck_assert_double_eq(csv_field(row0, c_w), 0.0);
+  // the last row (t = 1.5 s): spool open, cylinder extended, and its W_act the run's largest
+  const char* last = text + strlen(text) - 2;
+  while (last > text && *last != '\n') last--;
+  last++;
+  ck_assert_double_eq_tol(csv_field(last, c_time), 1.5, 1e-9);
+  ck_assert_double_gt(csv_field(last, c_u), 9.9);
+  ck_assert_double_gt(csv_field(last, c_la), csv_field(row0, c_la));
+  ck_assert_double_eq_tol(csv_field(last, c_la) + csv_field(last, c_lb), 1.2, 1e-12);
+  ck_assert_double_eq_tol(csv_field(last, c_w), work, 1e-3 * work);
+  remove(csv);
+
+  // the Newton tolerance on pressures is checked like the others
+  run_hydyn((const char*[]){"run", "four-bar-a", "--tol-p", "-1", "--no-out", NULL}, NULL, &result);
+  ck_assert_int_eq(result.status, 2);
+  ASSERT_HAS(result.err, "--tol-p");
+  ck_assert_ptr_null(strstr(result.out, "summary:"));
+  // and accepted when positive: a tighter one costs iterations, not the result
+  run_hydyn((const char*[]){"run", "four-bar-a", "--t-end", "1.1", "--tol-p=1e-4", "--no-out",
+                            "--quiet", NULL},
+            NULL, &result);
+  ck_assert_msg(result.status == 0, "stderr:\n%s", result.err);
+  ck_assert_str_eq(result.err, "");
+  rmdir(tmp_dir);
+}
+END_TEST
+
+// Time of the last row of a CSV file and its number of lines (streamed: the file is larger than
+// the capture buffers).
+static double csv_last_time(const char* path, int* nlines) {
+  FILE* fp = fopen(path, "r");
+  ck_assert_ptr_nonnull(fp);
+  static char line[1 << 14];
+  double t = NAN;
+  *nlines = 0;
+  while (fgets(line, sizeof line, fp)) {
+    if (*nlines > 0) t = strtod(line, NULL);
+    ++*nlines;
+  }
+  fclose(fp);
+  return t;
+}
+
+START_TEST(newton_failure_keeps_rows) {
+  // One Newton iteration per step is enough while four-bar-a rests (the first correction is
+  // below the tolerances), but not when the valve's reference jumps to +10 V at t = 1 s: the
+  // step 0.999 -> 1 s fails. --tol-p 1e-6 Pa keeps the pressures' own round-off (some 1e-9 Pa on
+  // 5 MPa) below the tolerance; the brief's --tol-p 1e-12 is below that round-off and fails at
+  // t = 0.003 s already, before the valve opens (so it tests nothing about the valve).
+  make_tmp_dir();
+  char csv[128];
+  snprintf(csv, sizeof csv, "%s/fail.csv", tmp_dir);
+  run_hydyn((const char*[]){"run", "four-bar-a", "--max-iter", "1", "--tol-p", "1e-6", "--t-end",
+                            "2", "--out", csv, NULL},
+            NULL, &result);
+  ck_assert_msg(result.status == 1, "status %d, stderr:\n%s", result.status, result.err);
+  ck_assert_ptr_null(strstr(result.out, "summary:"));
+  // where it failed, with the residuals of both kinds of rows and the worst unknown
+  ASSERT_HAS(result.err, "failed at t = 0.999 s");
+  ASSERT_HAS(result.err, "mechanical rows");
+  ASSERT_HAS(result.err, "pressure rows");
+  ck_assert_msg(strstr(result.err, "on pressure '") || strstr(result.err, "on coordinate '"),
+                "no unknown named in:\n%s", result.err);
+  ASSERT_HAS(result.err, "HY_NEWTON_NOCONV");
+  ASSERT_HAS(result.err, "note: the CSV holds the rows up to t = 0.999 s (step 999)\n");
+  // every converged step is in the file: t = 0 ... 0.999 s
+  int nlines = 0;
+  const double t_last = csv_last_time(csv, &nlines);
+  ck_assert_int_eq(nlines, 1 + 1000);
+  ck_assert_double_ge(t_last, 0.99);
+  ck_assert_double_lt(t_last, 1.0);
+  remove(csv);
+  rmdir(tmp_dir);
+}
+END_TEST
+
 Suite* cli_suite(void) {
   Suite* s = suite_create("cli");
   TCase* tc = tcase_create("command");
@@ -555,6 +759,9 @@ Suite* cli_suite(void) {
   tcase_add_test(tc, held_model_notes_and_columns);
   tcase_add_test(tc, redundant_equations_note);
   tcase_add_test(tc, tree_refused_for_loops);
+  tcase_add_test(tc, static_residual_note);
+  tcase_add_test(tc, hydraulic_run);
+  tcase_add_test(tc, newton_failure_keeps_rows);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,5 +1,6 @@
 // CSV recorder (src/io/io_csv.c): header with units, rows read back bit for bit, quoting,
-// flushing while open, open failures, the closed-loop and force columns of a real model.
+// flushing while open, open failures, the closed-loop and force columns of a real model, the
+// hydraulic columns of four-bar-a.
 #define _POSIX_C_SOURCE 200809L  // mkdtemp
 
 #include <math.h>
@@ -263,6 +264,102 @@ START_TEST(force_names_are_quoted) {
 }
 END_TEST
 
+// The hydraulic columns of four-bar-a (3 volumes, 1 valve, 1 cylinder): header, and rows at
+// t = 0 and after the valve has opened (t = 1.2 s), bit for bit against the data.
+START_TEST(hydraulic_columns) {
+  hy_model* m = NULL;
+  hy_error err;
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(hy_model_load(HY_SOURCE_DIR "/models/four-bar-a.yaml", &m, &err), HY_OK);
+  ck_assert_int_eq(m->sizes.nvol, 3);
+  ck_assert_int_eq(m->sizes.nvlv, 1);
+  ck_assert_int_eq(m->sizes.ncyl, 1);
+  hy_data* d = NULL;
+  ck_assert_int_eq(hy_data_make(m, &d, NULL), HY_OK);
+  csv_case c;
+  csv_case_init(&c, "unused", "unused");  // for its temporary file
+  hy_csv* csv = NULL;
+  ck_assert_int_eq(hy_csv_open(c.path, m, &csv, &err), HY_OK);
+  enum { NCOL = 11 + 4 + 3 + 1 + 3 + 3 };  // through len:, then p, U, cylinder, work columns
+  double expect[2][NCOL - 15];
+  for (int r = 0; r < 2; r++) {
+    if (r == 1) {
+      for (int k = 0; k < 1200; k++) ck_assert_int_eq(hy_step(m, d), HY_OK);
+    }
+    ck_assert_int_eq(hy_csv_write(csv, m, d), HY_OK);
+    const double row[NCOL - 15] = {d->p[0],         d->p[1],
+                                   d->p[2],         d->U[0],
+                                   d->cyl_F_hyd[0], d->cyl_len_a[0],
+                                   d->cyl_len_b[0], d->work_hyd - d->diss_visc + d->work_damp,
+                                   d->diss_visc,    d->work_damp};
+    memcpy(expect[r], row, sizeof row);
+  }
+  ck_assert_int_eq(hy_csv_close(csv), HY_OK);
+
+  char* text = read_all(c.path);
+  char* line = strtok(text, "\n");
+  ASSERT_TAIL(line,
+              ",E_total[J],violation[m],iter,F:cylinder[N],len:cylinder[m],p:V1[Pa],p:V2[Pa],"
+              "p:V3[Pa],U:dcv[V],F_hyd:cylinder[N],len_a:cylinder[m],len_b:cylinder[m],W_act[J],"
+              "D_visc[J],W_damp[J]");
+  for (int r = 0; r < 2; r++) {
+    line = strtok(NULL, "\n");
+    ck_assert_ptr_nonnull(line);
+    double v[32];
+    ck_assert_int_eq(parse_row(line, v, 32), NCOL);
+    for (int k = 15; k < NCOL; k++) {
+      ck_assert_msg(memcmp(&v[k], &expect[r][k - 15], sizeof(double)) == 0,
+                    "row %d column %d: %.17g != %.17g", r, k, v[k], expect[r][k - 15]);
+    }
+    // physics the columns must agree with: F_hyd = p_a A_a - p_b A_b (V2 piston side, V3 rod
+    // side), the chambers fill the stroke, the cylinder force F: is F_hyd plus viscous and
+    // damper forces
+    const double F_hyd = v[16] * m->cyl_area_a[0] - v[17] * m->cyl_area_b[0];
+    ck_assert_double_eq_tol(v[19], F_hyd, 1e-9 * fabs(F_hyd));
+    ck_assert_double_eq_tol(v[20] + v[21], m->cyl_stroke[0], 1e-12);
+    ck_assert_double_eq_tol(v[13], v[19] + d->cyl_F_visc[0] + d->cyl_F_damp[0],
+                            r == 0 ? 1e-9 * fabs(v[13]) : 1e-6 * fabs(v[13]) + 1e3);
+    if (r == 0) {
+      // at rest at t = 0: the throttle joins V1 and V2, the valve is closed, the cylinder holds
+      // the mechanism with its equilibrium force, and no work has been done
+      ck_assert_double_eq(v[15], v[16]);
+      ck_assert_double_eq(v[17], 3.5e6);
+      ck_assert_double_eq(v[18], 0.0);
+      ck_assert_double_eq_tol(v[19], 11029.38, 0.01);
+      for (int k = 22; k < NCOL; k++) ck_assert_double_eq(v[k], 0.0);
+    } else {
+      // 0.2 s after the valve opened (+10 V at 1 s): spool near 10 V, the cylinder has extended
+      // and the pressures have done positive work
+      ck_assert_double_gt(v[18], 9.9);
+      ck_assert_double_gt(v[20], 0.2143);
+      ck_assert_double_gt(v[22], 10.0);
+    }
+  }
+  ck_assert_ptr_null(strtok(NULL, "\n"));
+  csv_case_cleanup(&c);
+  hy_data_free(d);
+  hy_model_free(m);
+}
+END_TEST
+
+START_TEST(hydraulic_names_are_quoted) {
+  hy_model* m = NULL;
+  ck_assert_int_eq(hy_model_load(HY_SOURCE_DIR "/models/four-bar-a.yaml", &m, NULL), HY_OK);
+  snprintf(m->vol_name + 2 * HY_NAME_MAX, HY_NAME_MAX, "rod,side");
+  snprintf(m->vlv_name, HY_NAME_MAX, "say \"go\"");
+  csv_case c;
+  csv_case_init(&c, "unused", "unused");
+  hy_csv* csv = NULL;
+  ck_assert_int_eq(hy_csv_open(c.path, m, &csv, NULL), HY_OK);
+  ck_assert_int_eq(hy_csv_close(csv), HY_OK);
+  ASSERT_TAIL(read_all(c.path),
+              ",p:V2[Pa],\"p:rod,side[Pa]\",\"U:say \"\"go\"\"[V]\",F_hyd:cylinder[N],"
+              "len_a:cylinder[m],len_b:cylinder[m],W_act[J],D_visc[J],W_damp[J]\n");
+  csv_case_cleanup(&c);
+  hy_model_free(m);
+}
+END_TEST
+
 Suite* io_csv_suite(void) {
   Suite* s = suite_create("io_csv");
   TCase* tc = tcase_create("recorder");
@@ -272,6 +369,8 @@ Suite* io_csv_suite(void) {
   tcase_add_test(tc, open_failures);
   tcase_add_test(tc, closed_loop_and_force_columns);
   tcase_add_test(tc, force_names_are_quoted);
+  tcase_add_test(tc, hydraulic_columns);
+  tcase_add_test(tc, hydraulic_names_are_quoted);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,5 +1,6 @@
 #include "fixture.h"
 
 Suite* form_suite(void);
+Suite* hydraulic_suite(void);
 
-int main(void) { return hy_test_main(form_suite(), NULL); }
+int main(void) { return hy_test_main(form_suite(), hydraulic_suite(), NULL); }

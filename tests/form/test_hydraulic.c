@@ -1,0 +1,186 @@
+// The seed mechanisms driven by their hydraulic circuits, coupled monolithically (seed 000
+// Sects. 4-6): rest before the valve opens, agreement of the formulations over the work cycle,
+// energy balance, constraint violation, the tangent's hydraulic block against finite
+// differences, and the failure report.
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "fixture.h"
+#include "form/form.h"
+#include "hydyn/hydyn.h"
+#include "sim/sim.h"
+
+static hy_model* load(const char* name) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/models/%s.yaml", HY_SOURCE_DIR, name);
+  hy_model* m = NULL;
+  hy_error err;
+  hy_status st = hy_model_load(path, &m, &err);
+  ck_assert_msg(st == HY_OK, "%s: %s", path, err.msg);
+  return m;
+}
+
+static hy_data* make(const hy_model* m) {
+  hy_data* d = NULL;
+  hy_error err;
+  hy_status st = hy_data_make(m, &d, &err);
+  ck_assert_msg(st == HY_OK, "hy_data_make: %s", err.msg);
+  return d;
+}
+
+// A work cycle, sampled every 10 ms.
+typedef struct cycle {
+  double z[1001][8];
+  double p[1001][8];
+  double dz_before_valve;  // largest |z(t) - z(0)| for t < 1 s
+  double drift;            // largest |E(t) - E(0)| (J)
+  double work_max;         // largest |actuator work| (J)
+  double violation;
+  double stroke_min, stroke_max;  // actuator length range (m)
+} cycle;
+
+static cycle ca, cb;
+
+static void run_cycle(hy_model* m, hy_formulation form, cycle* c) {
+  m->opt.formulation = form;
+  hy_data* d = make(m);
+  const int nz = m->sizes.nz, nv = m->sizes.nvol;
+  const int k = m->cyl_frc[0];
+  double z0[8];
+  memcpy(z0, d->z, sizeof(double) * (size_t)nz);
+  const double e0 = hy_energy_total(d);
+  memset(c, 0, sizeof *c);
+  c->stroke_min = c->stroke_max = d->frc_len[k];
+  memcpy(c->z[0], d->z, sizeof(double) * (size_t)nz);
+  memcpy(c->p[0], d->p, sizeof(double) * (size_t)nv);
+  const long n = lround(m->opt.t_end / m->opt.dt), every = lround(0.01 / m->opt.dt);
+  for (long i = 1; i <= n; i++) {
+    hy_status st = hy_step(m, d);
+    ck_assert_msg(st == HY_OK, "%s step %ld: %s", hy_formulation_name(form), i, d->err.msg);
+    if (d->time < 1.0 - 1e-9) {
+      for (int q = 0; q < nz; q++) c->dz_before_valve = fmax(c->dz_before_valve, fabs(d->z[q] - z0[q]));
+    }
+    c->drift = fmax(c->drift, fabs(hy_energy_total(d) - e0));
+    const double w_act = d->work_hyd - d->diss_visc + d->work_damp;
+    c->work_max = fmax(c->work_max, fabs(w_act));
+    c->stroke_min = fmin(c->stroke_min, d->frc_len[k]);
+    c->stroke_max = fmax(c->stroke_max, d->frc_len[k]);
+    if (i % every == 0 && i / every <= 1000) {
+      memcpy(c->z[i / every], d->z, sizeof(double) * (size_t)nz);
+      memcpy(c->p[i / every], d->p, sizeof(double) * (size_t)nv);
+    }
+  }
+  c->violation = d->stats.violation_max;
+  hy_data_free(d);
+}
+
+// Seed 000 Sect. 6 on four-bar A and the quick-return: at rest until the valve opens at 1 s;
+// penalty and double-step agree on coordinates and pressures over the 10 s cycle; the energy
+// balance closes to 0.1 % of the largest actuator work; the double-step constraint violation
+// stays at the Newton tolerance.
+START_TEST(work_cycles) {
+  const char* names[] = {"four-bar-a", "quick-return"};
+  for (int q = 0; q < 2; q++) {
+    hy_model* m = load(names[q]);
+    const int nz = m->sizes.nz, nv = m->sizes.nvol;
+    run_cycle(m, HY_FORM_PENALTY, &ca);
+    run_cycle(m, HY_FORM_DOUBLE_STEP, &cb);
+    ck_assert_msg(ca.stroke_max - ca.stroke_min > 0.05, "%s: the cylinder hardly moved (%.3g m)",
+                  names[q], ca.stroke_max - ca.stroke_min);
+    ck_assert_msg(ca.dz_before_valve < 1e-6 && cb.dz_before_valve < 1e-6,
+                  "%s: moved %.3g / %.3g rad before the valve opened", names[q],
+                  ca.dz_before_valve, cb.dz_before_valve);
+    double dz = 0, dp = 0;
+    for (int i = 0; i <= 1000; i++) {
+      for (int j = 0; j < nz; j++) dz = fmax(dz, fabs(ca.z[i][j] - cb.z[i][j]));
+      for (int j = 0; j < nv; j++) dp = fmax(dp, fabs(ca.p[i][j] - cb.p[i][j]));
+    }
+    ck_assert_msg(dz < 1e-3 && dp < 1e3, "%s: formulations differ by %.3g rad and %.3g Pa",
+                  names[q], dz, dp);
+    ck_assert(ca.work_max > 10);
+    ck_assert_msg(ca.drift < 1e-3 * ca.work_max && cb.drift < 1e-3 * cb.work_max,
+                  "%s: energy drift %.3g J (penalty), %.3g J (double-step) of %.3g J of work",
+                  names[q], ca.drift, cb.drift, ca.work_max);
+    ck_assert_msg(cb.violation <= 1e-9, "%s: double-step violation %.3g", names[q],
+                  cb.violation);
+    hy_model_free(m);
+  }
+}
+END_TEST
+
+// The pressure rows and columns of the analytic tangent equal forward differences of the
+// residual (pressure columns) to 1e-6 relative, mid-cycle with the valve open.
+START_TEST(hydraulic_tangent_block) {
+  hy_model* m = load("four-bar-a");
+  for (int f = HY_FORM_PENALTY; f <= HY_FORM_DOUBLE_STEP; f++) {
+    m->opt.formulation = (hy_formulation)f;
+    hy_data* d = make(m);
+    while (d->time < 1.6) ck_assert_int_eq(hy_step(m, d), HY_OK);
+    hy_work* w = d->work_;
+    hy_form_work* fw = &w->form;
+    const int n = hy_form_nx(m, d), nv = m->sizes.nvol, nm = n - nv;
+    double x[32], f0[32], f1[32], J[32 * 32];
+    ck_assert_int_le(n, 32);
+    hy_form_step_begin(m, d, fw, m->opt.dt, x);
+    d->time += m->opt.dt;
+    for (int i = 0; i < nv; i++) x[nm + i] += 3e4;  // away from the predictor: flows change
+    ck_assert_int_eq(hy_form_residual(m, d, fw, &w->mech, x, f0), HY_OK);
+    hy_form_tangent(m, d, fw, J);
+    // central differences over the pressure unknowns
+    double scale = 0, worst_rel = 0, fm[32];
+    for (int c = nm; c < n; c++) {
+      const double h = 1e-4 * fabs(x[c]);
+      x[c] += h;
+      ck_assert_int_eq(hy_form_residual(m, d, fw, &w->mech, x, f1), HY_OK);
+      x[c] -= 2 * h;
+      ck_assert_int_eq(hy_form_residual(m, d, fw, &w->mech, x, fm), HY_OK);
+      x[c] += h;
+      for (int r = 0; r < n; r++) scale = fmax(scale, fabs(f1[r] - fm[r]) / (2 * h));
+      for (int r = 0; r < n; r++) {
+        const double fd = (f1[r] - fm[r]) / (2 * h);
+        if (fabs(fd) < 1e-9 * scale) continue;
+        worst_rel = fmax(worst_rel, fabs(fd - J[r * n + c]) / fabs(fd));
+      }
+    }
+    ck_assert(scale > 0.1);
+    ck_assert_msg(worst_rel < 1e-6, "%s: tangent pressure columns differ by %.3g relative",
+                  hy_formulation_name((hy_formulation)f), worst_rel);
+    hy_form_step_abort(m, d, fw, &w->mech);
+    hy_data_free(d);
+  }
+  hy_model_free(m);
+}
+END_TEST
+
+// A Newton failure in a hydraulic run names the time, the residual of each segment and the
+// worst unknown, and leaves the state at the last converged step.
+START_TEST(hydraulic_newton_failure) {
+  hy_model* m = load("four-bar-a");
+  hy_data* d = make(m);
+  while (d->time < 1.2) ck_assert_int_eq(hy_step(m, d), HY_OK);
+  m->opt.max_iter = 1;
+  m->opt.tol_p = 1e-12;
+  const double t = d->time, p0 = d->p[0];
+  ck_assert_int_eq(hy_step(m, d), HY_NEWTON_NOCONV);
+  ck_assert_double_eq(d->time, t);
+  ck_assert_double_eq(d->p[0], p0);
+  ck_assert_msg(strstr(d->err.msg, "mechanical rows") && strstr(d->err.msg, "pressure rows") &&
+                    strstr(d->err.msg, "on pressure '"),
+                "message: %s", d->err.msg);
+  hy_data_free(d);
+  hy_model_free(m);
+}
+END_TEST
+
+Suite* hydraulic_suite(void) {
+  Suite* s = suite_create("hydraulic");
+  TCase* tc = tcase_create("monolithic");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, work_cycles);
+  tcase_add_test(tc, hydraulic_tangent_block);
+  tcase_add_test(tc, hydraulic_newton_failure);
+  suite_add_tcase(s, tc);
+  return s;
+}
