@@ -1,10 +1,12 @@
 // hydyn_bench: every built-in model, each for its own t_end at its own dt, timed over several
 // repetitions. Open trees run with every explicit integrator (tree formulation); models with cut
-// joints, which the tree formulation cannot run, with penalty and with double-step (both
-// trapezoidal-Newton). Prints a table and writes bench/results/<hostname>/explicit.csv (the name
-// predates the closed-loop rows; kept so that older results stay the baseline); when that file
-// already exists, its time per step is the baseline the new run is compared with (the "vs base"
-// column) before it is replaced.
+// joints or hydraulics, which the tree formulation cannot run, with penalty and with double-step
+// (both trapezoidal-Newton; the hydraulic work cycles four-bar-a, quick-return, four-bar-b and
+// crane for their full 10 s at dt = 1 ms). Prints a table, then hydyn's time for the work cycle
+// of four-bar A against the MATLAB times of seed 000, and writes
+// bench/results/<hostname>/explicit.csv (the name predates the closed-loop rows; kept so that
+// older results stay the baseline); when that file already exists, its time per step is the
+// baseline the new run is compared with (the "vs base" column) before it is replaced.
 //
 // A step failure (forward Euler blowing up, say) is a result, shown in the table and the file;
 // the exit status is 1 only when a model cannot be loaded or set up. "vs base" is the new time
@@ -45,7 +47,8 @@ typedef struct bench_row {
   char model[HY_NAME_MAX];
   hy_formulation formulation;
   hy_integrator integrator;
-  int loops;  // 1 = the model has cut joints
+  int loops;      // 1 = the model has cut joints
+  int cylinders;  // 1 = the model has hydraulic cylinders (drift quoted against their work)
   double dt, t_end;
   long long steps;
   int reps;
@@ -55,6 +58,8 @@ typedef struct bench_row {
   double violation_max;       // largest |Phi_i| after a step (m or rad)
   double drift, drift_rel;    // max |E_total - E(0)| (J), relative to max |E_kin| + |E_pot|
   double drift_pct_pot;       // drift in % of the released potential energy, NAN when none
+  double work_max;            // max |W_act| of the cylinders (J), NAN without cylinders
+  double drift_pct_work;      // drift in % of work_max, NAN without cylinders or work
   double fail_t;              // time of a failed step, NAN when the run completed
   double base_us;             // time per step of the baseline (us), NAN when none
 } bench_row;
@@ -95,12 +100,15 @@ static int bench_case(const hy_model* m, int reps, bench_row* row) {
   row->reps = reps;
   row->fail_t = NAN;
   row->drift_pct_pot = NAN;
+  row->work_max = NAN;
+  row->drift_pct_work = NAN;
   for (int r = 0; r < reps; r++) {
     if (r > 0 && hy_data_reset(m, d) != HY_OK) break;
     // The energy bookkeeping costs a few flops against a whole hy_step: it stays in the timed
     // loop so that every repetition does identical work.
     const double e0 = hy_energy_total(d), epot0 = d->energy_pot;
     double drift = 0.0, scale = fabs(d->energy_kin) + fabs(d->energy_pot), released = 0.0;
+    double work = 0.0;  // max |W_act|, W_act = work_hyd - diss_visc + work_damp as in hydyn run
     long long k = 0;
     const double t0 = now_seconds();
     for (; k < nstep; k++) {
@@ -108,6 +116,7 @@ static int bench_case(const hy_model* m, int reps, bench_row* row) {
       drift = fmax(drift, fabs(hy_energy_total(d) - e0));
       scale = fmax(scale, fabs(d->energy_kin) + fabs(d->energy_pot));
       released = fmax(released, epot0 - d->energy_pot);
+      work = fmax(work, fabs(d->work_hyd - d->diss_visc + d->work_damp));
     }
     walls[r] = now_seconds() - t0;
     // the counters of the last repetition (they are the same in every one)
@@ -125,6 +134,13 @@ static int bench_case(const hy_model* m, int reps, bench_row* row) {
     // as `hydyn run` prints energy_drift_pct_pot: only when the model released potential energy
     // beyond round-off (docs/cli.md)
     row->drift_pct_pot = released > 1e-6 * scale ? 100.0 * drift / released : NAN;
+    if (row->cylinders) {
+      // as `hydyn run` prints energy_drift_pct_work: the peak drift in % of the maximum actuator
+      // work (seed 000), instead of the released potential energy
+      row->work_max = work;
+      row->drift_pct_work = work > 1e-6 * scale ? 100.0 * drift / work : NAN;
+      row->drift_pct_pot = NAN;
+    }
   }
   row->reps = reps;
   row->wall_min = walls[0];
@@ -137,11 +153,12 @@ static int bench_case(const hy_model* m, int reps, bench_row* row) {
 //----- results file ----------------------------------------------------------------------------
 
 // Columns left empty where they do not apply (iterations and violation of the tree formulation,
-// violation of open trees, drift_pct_pot when no potential energy was released).
+// violation of open trees, drift_pct_pot when no potential energy was released or the model has
+// cylinders, work_act_max and drift_pct_work without cylinders).
 static const char* const csv_header =
     "model,formulation,integrator,dt,t_end,steps,reps,wall_median_ms,wall_min_ms,us_per_step,rtf,"
     "iter_mean,iter_max,violation_max_m,energy_drift_J,energy_drift_rel,energy_drift_pct_pot,"
-    "status\n";
+    "work_act_max_J,energy_drift_pct_work,status\n";
 
 static double us_per_step(const bench_row* r) {
   return r->steps > 0 ? 1e6 * r->wall_med / (double)r->steps : NAN;
@@ -224,6 +241,10 @@ static int write_results(const char* path, const bench_row* rows, int nrow) {
     if (r->loops) fprintf(fp, "%.3g", r->violation_max);
     fprintf(fp, ",%.6g,%.6g,", r->drift, r->drift_rel);
     if (!isnan(r->drift_pct_pot)) fprintf(fp, "%.6g", r->drift_pct_pot);
+    fputc(',', fp);
+    if (!isnan(r->work_max)) fprintf(fp, "%.6g", r->work_max);
+    fputc(',', fp);
+    if (!isnan(r->drift_pct_work)) fprintf(fp, "%.6g", r->drift_pct_work);
     fprintf(fp, ",%s\n", ok ? "ok" : "failed");
   }
   return fclose(fp) == 0 ? 0 : -1;
@@ -235,6 +256,85 @@ static int make_dir(const char* path) {
   return -1;
 }
 
+//----- seed 000 comparison ---------------------------------------------------------------------
+
+// The MATLAB runs of seed 000 Sect. 6 (Figs. 13-14; seeds README "Numbers the seeds publish"):
+// the 10 s work cycles at dt = 1 ms, total integration time, Newton iterations per step (mean,
+// max) and peak energy drift in % of the maximum actuator work (given per mechanism).
+typedef struct seed_run {
+  const char* model;  // the hydyn model of the same mechanism and circuit
+  const char* label;  // as the seed names it
+  hy_formulation form;
+  double wall;  // s
+  double iter_mean;
+  int iter_max;
+  double drift_pct_work;  // %
+} seed_run;
+
+static const seed_run seed_runs[] = {
+    {"four-bar-a", "four-bar A", HY_FORM_PENALTY, 21.54, 1.56, 4, 0.09},
+    {"four-bar-a", "four-bar A", HY_FORM_DOUBLE_STEP, 27.45, 1.39, 3, 0.09},
+    {"quick-return", "the quick-return", HY_FORM_PENALTY, 28.47, 1.57, 6, 0.06},
+    {"quick-return", "the quick-return", HY_FORM_DOUBLE_STEP, 29.03, 1.49, 3, 0.06},
+};
+enum { NSEED = (int)(sizeof seed_runs / sizeof seed_runs[0]) };
+
+// The goal of the issue: one 10 s work cycle of four-bar A in at most 10 ms.
+static const double goal_wall = 10e-3;
+
+static const bench_row* find_row(const bench_row* rows, int nrow, const char* model,
+                                 hy_formulation form) {
+  for (int i = 0; i < nrow; i++) {
+    if (strcmp(rows[i].model, model) == 0 && rows[i].formulation == form) return &rows[i];
+  }
+  return NULL;
+}
+
+// Prints the seed's times and hydyn's speed-up for the rows that ran the same work cycle (10 s
+// at 1 ms, completed); other rows are said not to be comparable.
+static void print_seed_comparison(const bench_row* rows, int nrow) {
+  int any = 0;
+  for (int k = 0; k < NSEED; k++)
+    any |= find_row(rows, nrow, seed_runs[k].model, HY_FORM_PENALTY) != NULL;
+  if (!any) return;
+  putchar('\n');
+  for (int k = 0; k + 1 < NSEED; k += 2) {
+    if (!find_row(rows, nrow, seed_runs[k].model, seed_runs[k].form)) continue;
+    printf("seed 000 MATLAB: %.2f s penalty, %.2f s double-step for %s\n", seed_runs[k].wall,
+           seed_runs[k + 1].wall, seed_runs[k].label);
+  }
+  printf("%-13s %-11s %10s %10s %9s %11s %11s %12s %12s\n", "model", "formulation", "hydyn (ms)",
+         "MATLAB (s)", "speed-up", "iter hydyn", "iter seed", "%work hydyn", "%work seed");
+  for (int k = 0; k < NSEED; k++) {
+    const seed_run* sr = &seed_runs[k];
+    const bench_row* r = find_row(rows, nrow, sr->model, sr->form);
+    if (!r) continue;
+    printf("%-13s %-11s ", sr->model, hy_formulation_name(sr->form));
+    if (!isnan(r->fail_t) || fabs(r->t_end - 10.0) > 1e-9 || fabs(r->dt - 1e-3) > 1e-15) {
+      printf("not comparable: the seed ran 10 s at dt = 1 ms%s\n",
+             isnan(r->fail_t) ? "" : " (hydyn's run failed)");
+      continue;
+    }
+    char it[32], it_seed[32];
+    snprintf(it, sizeof it, "%.2f/%d", r->iter_mean, r->iter_max);
+    snprintf(it_seed, sizeof it_seed, "%.2f/%d", sr->iter_mean, sr->iter_max);
+    char pct[32] = "-";
+    if (!isnan(r->drift_pct_work)) snprintf(pct, sizeof pct, "%.3g", r->drift_pct_work);
+    printf("%10.2f %10.2f %8.0fx %11s %11s %12s %12.2g\n", 1e3 * r->wall_med, sr->wall,
+           sr->wall / r->wall_med, it, it_seed, pct, sr->drift_pct_work);
+  }
+  const bench_row* pen = find_row(rows, nrow, "four-bar-a", HY_FORM_PENALTY);
+  const bench_row* ds = find_row(rows, nrow, "four-bar-a", HY_FORM_DOUBLE_STEP);
+  if (pen && ds && isnan(pen->fail_t) && isnan(ds->fail_t)) {
+    const int met = pen->wall_med <= goal_wall && ds->wall_med <= goal_wall;
+    printf(
+        "goal: four-bar-a's 10 s cycle in <= %.0f ms, i.e. >= %.0fx (penalty) and >= %.0fx "
+        "(double-step): %s (%.1f and %.1f ms)\n",
+        1e3 * goal_wall, seed_runs[0].wall / goal_wall, seed_runs[1].wall / goal_wall,
+        met ? "met" : "not met", 1e3 * pen->wall_med, 1e3 * ds->wall_med);
+  }
+}
+
 //----- main ------------------------------------------------------------------------------------
 
 static void usage(FILE* fp) {
@@ -242,11 +342,13 @@ static void usage(FILE* fp) {
       "usage: hydyn_bench [--reps N] [--model NAME] [--results DIR] [--no-write]\n"
       "\n"
       "Runs every built-in model for the model's t_end at its dt, N times (default 5): open\n"
-      "trees with euler, semi-euler and rk4, models with cut joints with the penalty and the\n"
-      "double-step formulation (trapezoidal rule). Prints the median wall time, time per step,\n"
-      "real-time factor, Newton iterations, constraint violation and energy drift. Writes\n"
-      "DIR/explicit.csv (default DIR: bench/results/<hostname> in the source tree), comparing\n"
-      "with the file it replaces.\n",
+      "trees with euler, semi-euler and rk4, models with cut joints or hydraulics with the\n"
+      "penalty and the double-step formulation (trapezoidal rule). Prints the median wall time,\n"
+      "time per step, real-time factor, Newton iterations, constraint violation and energy drift\n"
+      "(in % of the released potential energy, or of the maximum actuator work for models with\n"
+      "cylinders), then the speed-up of four-bar-a's 10 s work cycle over the MATLAB times of\n"
+      "seed 000. Writes DIR/explicit.csv (default DIR: bench/results/<hostname> in the source\n"
+      "tree), comparing with the file it replaces.\n",
       fp);
 }
 
@@ -293,11 +395,14 @@ int main(int argc, char** argv) {
       failed = 1;
       continue;
     }
-    // the tree formulation would ignore cut joints, so closed loops get the implicit methods
+    // the tree formulation would ignore cut joints and cannot integrate pressures, so closed
+    // loops and hydraulic models get the implicit methods
     const int loops = m->sizes.ncut > 0;
-    const bench_method* methods = loops ? loop_methods : tree_methods;
-    const int nmethod = loops ? (int)(sizeof loop_methods / sizeof loop_methods[0])
-                              : (int)(sizeof tree_methods / sizeof tree_methods[0]);
+    const int hydraulic = m->sizes.nvol + m->sizes.nvlv + m->sizes.ncyl > 0;
+    const int implicit = loops || hydraulic;
+    const bench_method* methods = implicit ? loop_methods : tree_methods;
+    const int nmethod = implicit ? (int)(sizeof loop_methods / sizeof loop_methods[0])
+                                 : (int)(sizeof tree_methods / sizeof tree_methods[0]);
     for (int k = 0; k < nmethod && nrow < MAX_ROWS; k++) {
       bench_row* r = &rows[nrow];
       memset(r, 0, sizeof *r);
@@ -305,6 +410,7 @@ int main(int argc, char** argv) {
       r->formulation = methods[k].form;
       r->integrator = methods[k].integ;
       r->loops = loops;
+      r->cylinders = m->sizes.ncyl > 0;
       r->dt = m->opt.dt;
       r->t_end = m->opt.t_end;
       r->base_us = NAN;
@@ -348,15 +454,19 @@ int main(int argc, char** argv) {
 #endif
   printf(
       "hydyn %s (%s build), %d repetitions, median wall time; iter = Newton iterations per "
-      "step (mean, max), drift %%pot = drift in %% of the potential energy released\n\n",
+      "step (mean, max); drift = peak energy drift, in %% of the potential energy released "
+      "(%%pot) or, with cylinders, of the maximum actuator work (work, %%work)\n\n",
       HY_VERSION_STRING, HY_BUILD_TYPE[0] ? HY_BUILD_TYPE : "default", reps);
-  printf("%-21s %-11s %-11s %6s %9s %8s %7s %5s %4s %9s %9s %9s %10s %7s\n", "model", "formulation",
-         "integrator", "steps", "wall (ms)", "us/step", "rtf", "iter", "max", "viol (m)",
-         "drift (J)", "drift rel", "drift %pot", "vs base");
+  printf("%-21s %-11s %-11s %6s %9s %8s %7s %5s %4s %9s %9s %9s %10s %9s %11s %7s\n", "model",
+         "formulation", "integrator", "steps", "wall (ms)", "us/step", "rtf", "iter", "max",
+         "viol (m)", "drift (J)", "drift rel", "drift %pot", "work (J)", "drift %work", "vs base");
   for (int i = 0; i < nrow; i++) {
     const bench_row* r = &rows[i];
     const double us = us_per_step(r);
     char base[16] = "-", iter[16] = "-", imax[16] = "-", viol[16] = "-", pct[16] = "-";
+    char work[16] = "-", pctw[16] = "-";
+    if (!isnan(r->work_max)) snprintf(work, sizeof work, "%.4g", r->work_max);
+    if (!isnan(r->drift_pct_work)) snprintf(pctw, sizeof pctw, "%.3g", r->drift_pct_work);
     if (!isnan(r->base_us) && r->base_us > 0) snprintf(base, sizeof base, "%.2f", us / r->base_us);
     if (r->formulation != HY_FORM_TREE) {
       snprintf(iter, sizeof iter, "%.2f", r->iter_mean);
@@ -364,13 +474,15 @@ int main(int argc, char** argv) {
     }
     if (r->loops) snprintf(viol, sizeof viol, "%.2g", r->violation_max);
     if (!isnan(r->drift_pct_pot)) snprintf(pct, sizeof pct, "%.3g", r->drift_pct_pot);
-    printf("%-21s %-11s %-11s %6lld %9.2f %8.3f %7.4g %5s %4s %9s %9.3g %9.3g %10s %7s", r->model,
-           hy_formulation_name(r->formulation), row_integrator(r), r->steps, 1e3 * r->wall_med, us,
+    printf("%-21s %-11s %-11s %6lld %9.2f %8.3f %7.4g %5s %4s %9s %9.3g %9.3g %10s %9s %11s %7s",
+           r->model, hy_formulation_name(r->formulation), row_integrator(r), r->steps,
+           1e3 * r->wall_med, us,
            r->wall_med > 0 ? (double)r->steps * r->dt / r->wall_med : INFINITY, iter, imax, viol,
-           r->drift, r->drift_rel, pct, base);
+           r->drift, r->drift_rel, pct, work, pctw, base);
     if (!isnan(r->fail_t)) printf("  FAILED at t = %g s", r->fail_t);
     putchar('\n');
   }
+  print_seed_comparison(rows, nrow);
   if (write) {
     if (write_results(path, rows, nrow)) return 1;
     printf("\nwrote %s\n", path);

@@ -262,6 +262,13 @@ typedef struct hy_sizes {
   int ncyl;     // hydraulic cylinders (each also a force element)
 } hy_sizes;
 
+// jnt_shape bits: the reference rotation is the identity, and which coordinate axis (if any)
+// the child axis is; the kinematics then skip a matrix product or build the rotation directly.
+#define HY_JNT_CROT_IDENTITY 1
+#define HY_JNT_AXIS_X 2
+#define HY_JNT_AXIS_Y 4
+#define HY_JNT_AXIS_Z 8
+
 // The model arrays, listed once: X(type, name, count) with count an expression of `sz` (a
 // hy_sizes). Allocation and copying are generated from this list. Bodies are numbered parents
 // first; joint j attaches body j to body_parent[j] and owns coordinate jnt_zadr[j].
@@ -280,6 +287,7 @@ typedef struct hy_sizes {
   X(double, jnt_caxis, sz.nbody * 3)           /* unit axis, child frame */             \
   X(double, jnt_crot, sz.nbody * 9)            /* child frame -> parent frame at z=0 */ \
   X(int, jnt_indep, sz.nbody)                  /* 1 = start as independent coordinate */ \
+  X(int, jnt_shape, sz.nbody)                  /* HY_JNT_* bits for fast kinematics */   \
   X(double, z0, sz.nz)                         /* initial coordinates (rad or m) */     \
   X(double, zd0, sz.nz)                        /* initial velocities */                 \
   X(char, mrk_name, sz.nmrk * HY_NAME_MAX)     /* marker names */                       \

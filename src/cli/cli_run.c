@@ -276,21 +276,19 @@ typedef struct run_totals {
   double scale;     // max |E_kin| + |E_pot| seen (J)
   double epot0;     // E_pot at t = 0 (J)
   double released;  // max of E_pot(0) - E_pot(t) over all steps (J): potential energy set free
-  double work_act_max;  // max |W_act(t)| over all steps (J), W_act = the cylinders' work
-  double last_row;      // time of the last CSV row written (s), NAN before the first
+  double work_max;  // max |W_act(t)| over all steps (J), W_act = the cylinders' work
+  double last_row;  // time of the last CSV row written (s), NAN before the first
 } run_totals;
 
 // Work done on the mechanism by the cylinders since t = 0 (J): pressure forces, less what the
 // viscous friction dissipated, plus the end dampers' work (which is <= 0 when they dissipate).
-static double actuator_work(const hy_data* d) {
-  return d->work_hyd - d->diss_visc + d->work_damp;
-}
+static double actuator_work(const hy_data* d) { return d->work_hyd - d->diss_visc + d->work_damp; }
 
 static void track_energy(const hy_data* d, run_totals* r) {
   r->drift = fmax(r->drift, fabs(hy_energy_total(d) - r->e0));
   r->scale = fmax(r->scale, fabs(d->energy_kin) + fabs(d->energy_pot));
   r->released = fmax(r->released, r->epot0 - d->energy_pot);
-  r->work_act_max = fmax(r->work_act_max, fabs(actuator_work(d)));
+  r->work_max = fmax(r->work_max, fabs(actuator_work(d)));
 }
 
 // Copies the solver options given on the command line into the model. Returns -1 to go on, else
@@ -311,6 +309,12 @@ static int apply_options(const run_args* a, hy_model* m, const char* what) {
     if (a->formulation == HY_FORM_TREE && ncut > 0) {
       return usage_error("model %s has %d cut joint%s: use penalty or double-step",
                          m->name[0] ? m->name : what, ncut, ncut == 1 ? "" : "s");
+    }
+    // Nor does it integrate pressures (the library refuses it, hy_form_init): said here, as a
+    // usage error like the one above, rather than as a failed set-up.
+    if (a->formulation == HY_FORM_TREE && m->sizes.nvol + m->sizes.nvlv > 0) {
+      return usage_error("model %s has hydraulics: use penalty or double-step",
+                         m->name[0] ? m->name : what);
     }
     m->opt.formulation = a->formulation;
   }
@@ -508,9 +512,9 @@ static void print_summary(FILE* fp, const hy_model* m, const hy_data* d, const r
     // Driven by cylinders: the energy the actuators put in is the scale (seed 000 quotes the
     // peak drift as a percentage of the maximum actuator work). Before a valve opens that work
     // is round-off, and the percentage is left out as for energy_drift_pct_pot.
-    fprintf(fp, " work_act_max=%.4g J", r->work_act_max);
-    if (r->work_act_max > 1e-6 * r->scale) {
-      fprintf(fp, " energy_drift_pct_work=%.3g", 100.0 * r->drift / r->work_act_max);
+    fprintf(fp, " work_act_max=%.4g J", r->work_max);
+    if (r->work_max > 1e-6 * r->scale) {
+      fprintf(fp, " energy_drift_pct_work=%.3g", 100.0 * r->drift / r->work_max);
     }
     fprintf(fp, " diss_visc=%.4g J work_damp=%.4g J", d->diss_visc, d->work_damp);
   } else if (r->released > 1e-6 * r->scale) {

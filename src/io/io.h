@@ -35,8 +35,8 @@ enum { HY_CSV_FLUSH_ROWS = 64 };
 hy_status hy_csv_open(const char* path, const hy_model* m, hy_csv** out, hy_error* err);
 
 // Appends the row of the state in d (d->time, d->z, d->zd, energies, then the closed-loop,
-// force and hydraulic columns). m must be the model the recorder was opened with. Returns HY_ERR_IO when
-// writing fails.
+// force and hydraulic columns). m must be the model the recorder was opened with. Returns HY_ERR_IO
+// when writing fails.
 hy_status hy_csv_write(hy_csv* c, const hy_model* m, const hy_data* d);
 
 // Flushes and closes the file and frees the recorder (NULL is a no-op). Returns HY_ERR_IO when

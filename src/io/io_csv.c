@@ -159,8 +159,8 @@ hy_status hy_csv_write(hy_csv* c, const hy_model* m, const hy_data* d) {
   if (!bad && c->ncyl > 0) {
     // W_act: the cylinders' work on the mechanism (pressure forces - viscous dissipation + end
     // dampers), the quantity `hydyn run` quotes the energy drift against
-    bad = fprintf(fp, ",%.17g,%.17g,%.17g", d->work_hyd - d->diss_visc + d->work_damp,
-                  d->diss_visc, d->work_damp) < 0;
+    bad = fprintf(fp, ",%.17g,%.17g,%.17g", d->work_hyd - d->diss_visc + d->work_damp, d->diss_visc,
+                  d->work_damp) < 0;
   }
   if (!bad) bad = fputc('\n', fp) == EOF;
   if (!bad && ++c->unflushed >= HY_CSV_FLUSH_ROWS) {

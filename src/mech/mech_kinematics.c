@@ -46,17 +46,38 @@ void hy_mech_kinematics_pos(const hy_model* m, hy_data* d, hy_mech_work* w) {
     double* P = w->jnt_P + 3 * j;
 
     // joint axis u and joint point P on the parent, inertial frame
-    double u[3], tmp[3], A0[9];
+    const int shape = m->jnt_shape[j];
+    double u[3], tmp[3], A0buf[9];
     hy_m3_mulv(u, Ap, m->jnt_paxis + 3 * j);
     hy_m3_mulv(tmp, Ap, m->jnt_ppoint + 3 * j);
     hy_v3_add(P, rp, tmp);
-    hy_m3_mul(A0, Ap, m->jnt_crot + 9 * j);
+    const double* A0 = Ap;
+    if (!(shape & HY_JNT_CROT_IDENTITY)) {
+      hy_m3_mul(A0buf, Ap, m->jnt_crot + 9 * j);
+      A0 = A0buf;
+    }
 
     double Pc[3];  // where the child's joint point sits
     if (m->jnt_type[j] == HY_JOINT_REVOLUTE) {
-      double R[9];
-      hy_rot_axis_angle(R, m->jnt_caxis + 3 * j, z);
-      hy_m3_mul(A, A0, R);
+      // A = A0 R(axis, z); about a coordinate axis only two columns of A0 mix
+      const int a = (shape & HY_JNT_AXIS_X)   ? 0
+                    : (shape & HY_JNT_AXIS_Y) ? 1
+                    : (shape & HY_JNT_AXIS_Z) ? 2
+                                              : -1;
+      if (a >= 0) {
+        const int c1 = (a + 1) % 3, c2 = (a + 2) % 3;
+        const double cz = cos(z), sz = sin(z);
+        for (int row = 0; row < 3; row++) {
+          const double x1 = A0[3 * row + c1], x2 = A0[3 * row + c2];
+          A[3 * row + a] = A0[3 * row + a];
+          A[3 * row + c1] = cz * x1 + sz * x2;
+          A[3 * row + c2] = cz * x2 - sz * x1;
+        }
+      } else {
+        double R[9];
+        hy_rot_axis_angle(R, m->jnt_caxis + 3 * j, z);
+        hy_m3_mul(A, A0, R);
+      }
       hy_v3_copy(Pc, P);
       // b = [P x u; u]: a rotation zd about the axis through P moves the origin point with
       // zd * (P x u)

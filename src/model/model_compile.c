@@ -1022,6 +1022,14 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
     hy_v3_normalize(pa);
     hy_v3_normalize(ca);
     hy_rot_align(m->jnt_crot + 9 * i, ca, pa);
+    int shape = 0;
+    double dev = 0;
+    for (int k = 0; k < 9; k++) dev = fmax(dev, fabs(m->jnt_crot[9 * i + k] - (k % 4 == 0)));
+    if (dev == 0) shape |= HY_JNT_CROT_IDENTITY;
+    if (ca[0] == 1 && ca[1] == 0 && ca[2] == 0) shape |= HY_JNT_AXIS_X;
+    if (ca[0] == 0 && ca[1] == 1 && ca[2] == 0) shape |= HY_JNT_AXIS_Y;
+    if (ca[0] == 0 && ca[1] == 0 && ca[2] == 1) shape |= HY_JNT_AXIS_Z;
+    m->jnt_shape[i] = shape;
     m->z0[i] = jd->z0;
     m->zd0[i] = jd->zd0;
     m->jnt_indep[i] = jd->independent != 0;

@@ -115,11 +115,11 @@ START_TEST(help_mentions_everything) {
 
   run_hydyn((const char*[]){"run", "--help", NULL}, NULL, &result);
   ck_assert_int_eq(result.status, 0);
-  const char* opts[] = {
-      "--t-end",     "--dt",      "--integrator", "euler",  "semi-euler",    "rk4",   "--out",
-      "--no-out",    "--every",   "--quiet",      "--help", "--formulation", "tree",  "penalty",
-      "double-step", "--tangent", "analytic",     "fd",     "--penalty",     "--tol", "--max-iter",
-      "--tol-p"};
+  const char* opts[] = {"--t-end",    "--dt",          "--integrator", "euler",     "semi-euler",
+                        "rk4",        "--out",         "--no-out",     "--every",   "--quiet",
+                        "--help",     "--formulation", "tree",         "penalty",   "double-step",
+                        "--tangent",  "analytic",      "fd",           "--penalty", "--tol",
+                        "--max-iter", "--tol-p"};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) ASSERT_HAS(result.out, opts[i]);
 
   run_hydyn((const char*[]){"--version", NULL}, NULL, &result);
@@ -540,6 +540,10 @@ START_TEST(tree_refused_for_loops) {
   char path[128];
   snprintf(path, sizeof path, "%s/four-bar-a-held.csv", tmp_dir);
   ck_assert_int_ne(access(path, F_OK), 0);
+  // an open tree with hydraulics: the tree formulation integrates no pressures
+  run_hydyn((const char*[]){"run", "crane", "--formulation", "tree", NULL}, NULL, &result);
+  ck_assert_int_eq(result.status, 2);
+  ASSERT_HAS(result.err, "model crane has hydraulics: use penalty or double-step");
   rmdir(tmp_dir);
 }
 END_TEST
@@ -613,13 +617,15 @@ START_TEST(hydraulic_run) {
   char csv[128];
   snprintf(csv, sizeof csv, "%s/fba.csv", tmp_dir);
   // the valve opens at 1 s (+10 V, seed 000 Eq. 46) and lifts the four-bar until 2.5 s
-  run_hydyn((const char*[]){"run", "four-bar-a", "--t-end", "1.5", "--every", "10", "--out", csv,
-                            NULL},
-            NULL, &result);
+  run_hydyn(
+      (const char*[]){"run", "four-bar-a", "--t-end", "1.5", "--every", "10", "--out", csv, NULL},
+      NULL, &result);
   ck_assert_msg(result.status == 0, "status %d, stderr:\n%s", result.status, result.err);
   // notes: the pressures (V3 given, V2 from the cylinder's equilibrium, V1 through the
   // throttle), and the cylinder's equilibrium force F_s0 = 11029.38 N (seed 000 Sect. 5)
-  ASSERT_HAS(result.err, "note: initial pressures: V1 = 5.0243 MPa, V2 = 5.0243 MPa, V3 = 3.5 MPa\n");
+  ASSERT_HAS(result.err, "note: initial pressures: V1 = ");
+  ASSERT_HAS(result.err, " MPa, V3 = 3.5 MPa\n");  // p3(0) of seed 000 Sect. 5
+  ck_assert_double_eq(note_pressure(result.err, "V1"), note_pressure(result.err, "V2"));
   ASSERT_HAS(result.err,
              "note: cylinder 'cylinder' holds the initial configuration with 11029.38 N (push)");
   ck_assert_msg(!strstr(result.err, "not a static equilibrium"), "%s", result.err);
