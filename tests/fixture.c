@@ -2,7 +2,9 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 //----- heap counting through ld --wrap ------------------------------------------------------
 
@@ -85,4 +87,26 @@ int hy_test_main(Suite* first, ...) {
 double hy_test_relerr(double a, double b, double floor) {
   double scale = fmax(fmax(fabs(a), fabs(b)), floor);
   return scale > 0 ? fabs(a - b) / scale : 0.0;
+}
+
+hy_model* hy_test_load(const char* what) {
+  char path[512];
+  if (strchr(what, '/')) {
+    snprintf(path, sizeof path, "%s/%s", HY_SOURCE_DIR, what);
+  } else {
+    snprintf(path, sizeof path, "%s/models/%s.yaml", HY_SOURCE_DIR, what);
+  }
+  hy_model* m = NULL;
+  hy_error err;
+  hy_status st = hy_model_load(path, &m, &err);
+  ck_assert_msg(st == HY_OK, "%s: %s", path, err.msg);
+  return m;
+}
+
+hy_data* hy_test_make(const hy_model* m) {
+  hy_data* d = NULL;
+  hy_error err;
+  hy_status st = hy_data_make(m, &d, &err);
+  ck_assert_msg(st == HY_OK, "hy_data_make(%s): %s", m->name, err.msg);
+  return d;
 }

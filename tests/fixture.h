@@ -5,6 +5,8 @@
 
 #include <check.h>
 
+#include "hydyn/hydyn.h"
+
 // Starts counting malloc/calloc/realloc calls (the executable is linked with --wrap). Call it
 // inside the test function: with Check's default fork mode each test runs in its own process.
 // Passing ck_assert* calls inside the window are not counted (fixture.c wraps Check's
@@ -18,6 +20,13 @@ int hy_test_run_suite(Suite* s);
 // Runs a NULL-terminated list of suites in one runner; returns EXIT_SUCCESS when all pass.
 // Meant as the whole body of an area's main: return hy_test_main(a_suite(), b_suite(), NULL);
 int hy_test_main(Suite* first, ...);
+
+// Loads the built-in model file models/<what>.yaml of the source tree, or the file at the path
+// `what` relative to the source tree when it holds a '/'; fails the test with the loader's
+// message otherwise.
+hy_model* hy_test_load(const char* what);
+// hy_data_make that fails the test with its message.
+hy_data* hy_test_make(const hy_model* m);
 
 // |a - b| / max(|a|, |b|, floor): a relative error that stays meaningful near zero.
 double hy_test_relerr(double a, double b, double floor);

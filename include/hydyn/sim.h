@@ -41,7 +41,8 @@ typedef struct hy_data {
   double* mrk_pos;   // marker positions (m)                                  (nmrk x 3)
   double* mrk_vel;   // marker velocities (m/s)                               (nmrk x 3)
 
-  // open-tree dynamics, seed 000 Eq. 12
+  // open-tree dynamics, seed 000 Eq. 12; after a penalty or double-step step they hold the last
+  // Newton evaluation, one correction (below the tolerance) before the accepted state
   double* M;  // M'(z), row-major                                        (nz x nz)
   double* Q;  // Q'(z, zd, t)                                            (nz)
 

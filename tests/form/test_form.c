@@ -10,28 +10,6 @@
 #include "fixture.h"
 #include "hydyn/hydyn.h"
 
-static hy_model* load(const char* what) {
-  char path[512];
-  if (strchr(what, '/')) {
-    snprintf(path, sizeof path, "%s/%s", HY_SOURCE_DIR, what);
-  } else {
-    snprintf(path, sizeof path, "%s/models/%s.yaml", HY_SOURCE_DIR, what);
-  }
-  hy_model* m = NULL;
-  hy_error err;
-  hy_status st = hy_model_load(path, &m, &err);
-  ck_assert_msg(st == HY_OK, "%s: %s", path, err.msg);
-  return m;
-}
-
-static hy_data* make(const hy_model* m) {
-  hy_data* d = NULL;
-  hy_error err;
-  hy_status st = hy_data_make(m, &d, &err);
-  ck_assert_msg(st == HY_OK, "hy_data_make: %s", err.msg);
-  return d;
-}
-
 // What a run saw.
 typedef struct run_result {
   double z[8];             // final coordinates
@@ -49,7 +27,7 @@ typedef struct run_result {
 static void run(hy_model* m, hy_formulation form, double dt, double t_end, run_result* r) {
   m->opt.formulation = form;
   m->opt.dt = dt;
-  hy_data* d = make(m);
+  hy_data* d = hy_test_make(m);
   const int nz = m->sizes.nz;
   double z0[8];
   memcpy(z0, d->z, sizeof(double) * (size_t)nz);
@@ -90,8 +68,8 @@ static run_result ra, rb, rc, rref;
 
 // Seed 000 Sect. 5: F_s0 = sqrt(2) g (3 m1 + 2 m2 + m3) for four-bar A.
 START_TEST(four_bar_equilibrium_force) {
-  hy_model* m = load("four-bar-a-held");
-  hy_data* d = make(m);
+  hy_model* m = hy_test_load("four-bar-a-held");
+  hy_data* d = hy_test_make(m);
   const double g = 9.81, expect = sqrt(2.0) * g * (3 * 225.0 + 2 * 35.0 + 50.0);
   ck_assert_double_eq_tol(expect, 11029.38, 0.005);
   ck_assert_msg(fabs(d->frc_static[0] - expect) < 1e-6 * expect, "F = %.9g N, expected %.9g N",
@@ -103,8 +81,8 @@ END_TEST
 
 // quick_return.md Sect. 8: -4151.56 N (a pull) with the printed angles and z4 kept.
 START_TEST(quick_return_equilibrium_force) {
-  hy_model* m = load("quick-return-held");
-  hy_data* d = make(m);
+  hy_model* m = hy_test_load("quick-return-held");
+  hy_data* d = hy_test_make(m);
   ck_assert_int_eq(m->sizes.neq, 4);
   ck_assert_int_eq(d->ndof, 1);
   // full pivoting picks the crank angle z4 as the independent coordinate, as in the seed
@@ -121,7 +99,7 @@ END_TEST
 START_TEST(held_mechanisms_stay_at_rest) {
   const char* names[] = {"four-bar-a-held", "quick-return-held"};
   for (int k = 0; k < 2; k++) {
-    hy_model* m = load(names[k]);
+    hy_model* m = hy_test_load(names[k]);
     for (int f = HY_FORM_PENALTY; f <= HY_FORM_DOUBLE_STEP; f++) {
       run(m, (hy_formulation)f, 1e-3, 10.0, &ra);
       ck_assert_msg(ra.dz_max < 1e-8, "%s, %s: moved %.3g rad", names[k],
@@ -140,7 +118,7 @@ END_TEST
 START_TEST(released_mechanisms) {
   const char* names[] = {"four-bar-a-released", "quick-return-released"};
   for (int k = 0; k < 2; k++) {
-    hy_model* m = load(names[k]);
+    hy_model* m = hy_test_load(names[k]);
     const int nz = m->sizes.nz;
     run(m, HY_FORM_PENALTY, 1e-3, 2.0, &ra);
     run(m, HY_FORM_DOUBLE_STEP, 1e-3, 2.0, &rb);
@@ -167,7 +145,7 @@ END_TEST
 START_TEST(second_order_convergence) {
   const char* names[] = {"four-bar-a-released", "quick-return-released"};
   for (int k = 0; k < 2; k++) {
-    hy_model* m = load(names[k]);
+    hy_model* m = hy_test_load(names[k]);
     m->opt.tol_pos = 1e-10;  // iteration error well below the discretization error
     const int nz = m->sizes.nz;
     run(m, HY_FORM_DOUBLE_STEP, 1e-5, 1.0, &rref);
@@ -191,7 +169,7 @@ END_TEST
 // tangent (about 1e-5 rad apart after 2 s); converged to 1e-11 rad (penalty; its multiplier
 // updates leave a floor near that) or 1e-12 rad (double-step) they must agree to 1e-9.
 START_TEST(tangents_agree) {
-  hy_model* m = load("quick-return-released");
+  hy_model* m = hy_test_load("quick-return-released");
   const int nz = m->sizes.nz;
   for (int f = HY_FORM_PENALTY; f <= HY_FORM_DOUBLE_STEP; f++) {
     m->opt.tol_pos = f == HY_FORM_PENALTY ? 1e-11 : 1e-12;
@@ -213,7 +191,7 @@ END_TEST
 // crank turn: the double-step method re-selects the partition, keeps the loop closed and
 // agrees with the penalty method; without re-selection it goes astray.
 START_TEST(partition_reselection) {
-  hy_model* m = load("tests/data/crank_rocker.yaml");
+  hy_model* m = hy_test_load("tests/data/crank_rocker.yaml");
   const int nz = m->sizes.nz;
   run(m, HY_FORM_DOUBLE_STEP, 1e-3, 5.0, &ra);
   ck_assert_msg(ra.partitions >= 2, "partitions %ld", ra.partitions);
@@ -237,12 +215,12 @@ END_TEST
 
 // Stepping a closed loop allocates nothing, with either formulation and either tangent.
 START_TEST(closed_loop_step_does_not_allocate) {
-  hy_model* m = load("quick-return-released");
+  hy_model* m = hy_test_load("quick-return-released");
   for (int f = HY_FORM_PENALTY; f <= HY_FORM_DOUBLE_STEP; f++) {
     for (int t = 0; t < HY_TANGENT_COUNT; t++) {
       m->opt.formulation = (hy_formulation)f;
       m->opt.tangent = (hy_tangent)t;
-      hy_data* d = make(m);
+      hy_data* d = hy_test_make(m);
       hy_test_count_allocs_begin();
       for (int i = 0; i < 500; i++) ck_assert_int_eq(hy_step(m, d), HY_OK);
       long n = hy_test_count_allocs_end();
@@ -257,9 +235,9 @@ END_TEST
 // A Newton failure stops the step with the time, residual and coordinate, and leaves the state
 // at the start of the step.
 START_TEST(newton_failure_is_reported) {
-  hy_model* m = load("four-bar-a-released");
+  hy_model* m = hy_test_load("four-bar-a-released");
   m->opt.formulation = HY_FORM_PENALTY;
-  hy_data* d = make(m);
+  hy_data* d = hy_test_make(m);
   for (int i = 0; i < 300; i++) ck_assert_int_eq(hy_step(m, d), HY_OK);
   m->opt.max_iter = 1;
   m->opt.tol_pos = 1e-16;

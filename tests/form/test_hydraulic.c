@@ -12,24 +12,6 @@
 #include "hydyn/hydyn.h"
 #include "sim/sim.h"
 
-static hy_model* load(const char* name) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/models/%s.yaml", HY_SOURCE_DIR, name);
-  hy_model* m = NULL;
-  hy_error err;
-  hy_status st = hy_model_load(path, &m, &err);
-  ck_assert_msg(st == HY_OK, "%s: %s", path, err.msg);
-  return m;
-}
-
-static hy_data* make(const hy_model* m) {
-  hy_data* d = NULL;
-  hy_error err;
-  hy_status st = hy_data_make(m, &d, &err);
-  ck_assert_msg(st == HY_OK, "hy_data_make: %s", err.msg);
-  return d;
-}
-
 // A work cycle, sampled every 10 ms.
 typedef struct cycle {
   double z[1001][8];
@@ -45,7 +27,7 @@ static cycle ca, cb;
 
 static void run_cycle(hy_model* m, hy_formulation form, cycle* c) {
   m->opt.formulation = form;
-  hy_data* d = make(m);
+  hy_data* d = hy_test_make(m);
   const int nz = m->sizes.nz, nv = m->sizes.nvol;
   const int k = m->cyl_frc[0];
   double z0[8];
@@ -83,7 +65,7 @@ static void run_cycle(hy_model* m, hy_formulation form, cycle* c) {
 START_TEST(work_cycles) {
   const char* names[] = {"four-bar-a", "quick-return"};
   for (int q = 0; q < 2; q++) {
-    hy_model* m = load(names[q]);
+    hy_model* m = hy_test_load(names[q]);
     const int nz = m->sizes.nz, nv = m->sizes.nvol;
     run_cycle(m, HY_FORM_PENALTY, &ca);
     run_cycle(m, HY_FORM_DOUBLE_STEP, &cb);
@@ -113,10 +95,10 @@ END_TEST
 // The pressure rows and columns of the analytic tangent equal forward differences of the
 // residual (pressure columns) to 1e-6 relative, mid-cycle with the valve open.
 START_TEST(hydraulic_tangent_block) {
-  hy_model* m = load("four-bar-a");
+  hy_model* m = hy_test_load("four-bar-a");
   for (int f = HY_FORM_PENALTY; f <= HY_FORM_DOUBLE_STEP; f++) {
     m->opt.formulation = (hy_formulation)f;
-    hy_data* d = make(m);
+    hy_data* d = hy_test_make(m);
     while (d->time < 1.6) ck_assert_int_eq(hy_step(m, d), HY_OK);
     hy_work* w = d->work_;
     hy_form_work* fw = &w->form;
@@ -157,8 +139,8 @@ END_TEST
 // A Newton failure in a hydraulic run names the time, the residual of each segment and the
 // worst unknown, and leaves the state at the last converged step.
 START_TEST(hydraulic_newton_failure) {
-  hy_model* m = load("four-bar-a");
-  hy_data* d = make(m);
+  hy_model* m = hy_test_load("four-bar-a");
+  hy_data* d = hy_test_make(m);
   while (d->time < 1.2) ck_assert_int_eq(hy_step(m, d), HY_OK);
   m->opt.max_iter = 1;
   m->opt.tol_p = 1e-12;

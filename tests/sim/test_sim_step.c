@@ -9,16 +9,6 @@
 #include "fixture.h"
 #include "hydyn/hydyn.h"
 
-static hy_model* load_model(const char* name) {
-  char path[512];
-  snprintf(path, sizeof path, "%s/models/%s.yaml", HY_SOURCE_DIR, name);
-  hy_model* m = NULL;
-  hy_error err;
-  hy_status st = hy_model_load(path, &m, &err);
-  ck_assert_msg(st == HY_OK, "%s: %s", path, err.msg);
-  return m;
-}
-
 // Runs to t_end; returns the largest |E(t) - E(0)| and the largest kinetic energy seen.
 static void run(const hy_model* m, hy_data* d, double t_end, double* drift, double* kin_max) {
   const double e0 = hy_energy_total(d);
@@ -35,7 +25,7 @@ static void run(const hy_model* m, hy_data* d, double t_end, double* drift, doub
 // A free 10-body 3-D tree under gravity conserves energy; RK4 at 1e-4 s keeps the drift below
 // 1e-7 of the energy that moves between kinetic and potential.
 START_TEST(tree_energy_is_conserved) {
-  hy_model* m = load_model("tree-10");
+  hy_model* m = hy_test_load("tree-10");
   ck_assert_int_ge(m->sizes.nbody, 10);
   m->opt.integrator = HY_INTEG_RK4;
   m->opt.dt = 1e-4;
@@ -71,7 +61,7 @@ static double dist(const double* a, const double* b, int n) {
 
 // Halving the step divides RK4's global error by about 2^4 = 16 (and Euler's by 2).
 START_TEST(observed_order) {
-  hy_model* m = load_model("tree-10");
+  hy_model* m = hy_test_load("tree-10");
   const int n = 2 * m->sizes.nz;
   const double t_end = 0.5;
   double ref[128], x1[128], x2[128], x3[128];
@@ -95,7 +85,7 @@ END_TEST
 
 // hy_step allocates nothing: every array was made by hy_data_make.
 START_TEST(step_does_not_allocate) {
-  hy_model* m = load_model("tree-10");
+  hy_model* m = hy_test_load("tree-10");
   for (int k = 0; k < 3; k++) {
     m->opt.integrator = (hy_integrator)k;
     hy_data* d;
@@ -119,7 +109,7 @@ END_TEST
 
 // A non-finite state fails the step with HY_ERR_NAN and leaves time and state as they were.
 START_TEST(failed_step_keeps_state) {
-  hy_model* m = load_model("tree-10");
+  hy_model* m = hy_test_load("tree-10");
   hy_data* d;
   ck_assert_int_eq(hy_data_make(m, &d, NULL), HY_OK);
   for (int i = 0; i < 10; i++) ck_assert_int_eq(hy_step(m, d), HY_OK);
