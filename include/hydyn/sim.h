@@ -18,6 +18,9 @@ typedef struct hy_stats {
   long niter;               // Newton iterations, all steps (penalty, double-step)
   int niter_max;            // most Newton iterations in one step
   int niter_last;           // Newton iterations of the last step
+  double res_last;          // largest |residual| at the last Newton iteration of the last step
+                            // (scaled rows of Eqs. 38-39)
+  double wall_last;         // seconds the last step took
   long npartition;          // double-step partitions chosen (1 + re-selections)
   double violation_max;     // largest |Phi_i| after a step since t = 0 (m or rad)
 } hy_stats;

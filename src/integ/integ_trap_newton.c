@@ -125,6 +125,7 @@ hy_status hy_integ_trap_newton_step(const hy_model* m, hy_data* d, hy_form_work*
   if (st == HY_OK) st = hy_form_step_end(m, d, fw, mw, nw->x);
   d->stats.niter += it;
   d->stats.niter_last = it;
+  d->stats.res_last = nw->res_norm;
   if (it > d->stats.niter_max) d->stats.niter_max = it;
   if (st == HY_OK) return HY_OK;
 

@@ -86,6 +86,8 @@ static int write_header(FILE* fp, const hy_model* m, const hy_csv* c) {
     }
   }
   if (c->ncyl > 0 && fputs(",W_act[J],D_visc[J],W_damp[J]", fp) == EOF) return -1;
+  // per-step statistics last, so that the columns before them keep their places
+  if (c->iter && fputs(",residual,step_wall[s]", fp) == EOF) return -1;
   return fputc('\n', fp) == EOF ? -1 : 0;
 }
 
@@ -145,7 +147,9 @@ hy_status hy_csv_write(hy_csv* c, const hy_model* m, const hy_data* d) {
                   hy_energy_total(d)) < 0;
   }
   if (!bad && c->violation) bad = fprintf(fp, ",%.17g", d->violation) < 0;
-  if (!bad && c->iter) bad = fprintf(fp, ",%d", d->stats.niter_last) < 0;
+  if (!bad && c->iter) {
+    bad = fprintf(fp, ",%d", d->stats.niter_last) < 0;
+  }
   for (int pass = 0; pass < 2 && !bad; pass++) {
     const double* v = pass == 0 ? d->frc_force : d->frc_len;
     for (int k = 0; k < c->nfrc && !bad; k++) bad = fprintf(fp, ",%.17g", v[k]) < 0;
@@ -161,6 +165,9 @@ hy_status hy_csv_write(hy_csv* c, const hy_model* m, const hy_data* d) {
     // dampers), the quantity `hydyn run` quotes the energy drift against
     bad = fprintf(fp, ",%.17g,%.17g,%.17g", d->work_hyd - d->diss_visc + d->work_damp, d->diss_visc,
                   d->work_damp) < 0;
+  }
+  if (!bad && c->iter) {
+    bad = fprintf(fp, ",%.6g,%.6g", d->stats.res_last, d->stats.wall_last) < 0;
   }
   if (!bad) bad = fputc('\n', fp) == EOF;
   if (!bad && ++c->unflushed >= HY_CSV_FLUSH_ROWS) {

@@ -124,6 +124,7 @@ hy_status hy_step(const hy_model* m, hy_data* d) {
   d->work_damp += h * (damp0 + w->power_damp);
   if (d->violation > d->stats.violation_max) d->stats.violation_max = d->violation;
   d->stats.nstep++;
-  d->stats.wall_time += now_seconds() - t_start;
+  d->stats.wall_last = now_seconds() - t_start;
+  d->stats.wall_time += d->stats.wall_last;
   return HY_OK;
 }

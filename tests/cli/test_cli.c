@@ -422,7 +422,7 @@ START_TEST(double_step_run) {
   slurp(csv, text);
   ck_assert_int_eq(count_lines(text), 1 + 501);
   header_of(text, head, sizeof head);
-  ck_assert_msg(ends_with(head, ",E_total[J],violation[m],iter"), "header %s", head);
+  ck_assert_msg(ends_with(head, ",E_total[J],violation[m],iter,residual,step_wall[s]"), "header %s", head);
   remove(csv);
   rmdir(tmp_dir);
 }
@@ -485,7 +485,8 @@ START_TEST(held_model_notes_and_columns) {
   char head[1024];
   slurp(csv, text);
   header_of(text, head, sizeof head);
-  ck_assert_msg(ends_with(head, ",E_total[J],violation[m],iter,F:cylinder[N],len:cylinder[m]"),
+  ck_assert_msg(ends_with(head, ",E_total[J],violation[m],iter,F:cylinder[N],len:cylinder[m],residual,"
+                                    "step_wall[s]"),
                 "header %s", head);
   ck_assert_int_eq(count_lines(text), 1 + 11);
   remove(csv);

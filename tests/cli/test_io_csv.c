@@ -228,7 +228,8 @@ static void check_loop_columns(hy_formulation form, const char* expect_tail) {
   ck_assert_ptr_null(strtok(NULL, "\n"));
   double v[32];
   const int n = parse_row(line, v, 32);
-  ck_assert_int_eq(n, 11 + 4);  // time, 3 z, 3 zd, 4 energies; violation, iter, F, len
+  ck_assert_int_eq(n, 11 + 4 + 2);  // time, 3 z, 3 zd, 4 energies; violation, iter, F, len;
+                                    // residual, step wall time
   const double expect[4] = {d->violation, (double)d->stats.niter_last, d->frc_force[0],
                             d->frc_len[0]};
   for (int k = 0; k < 4; k++) {
@@ -243,8 +244,10 @@ static void check_loop_columns(hy_formulation form, const char* expect_tail) {
 }
 
 START_TEST(closed_loop_and_force_columns) {
-  check_loop_columns(HY_FORM_PENALTY, ",violation[m],iter,F:cylinder[N],len:cylinder[m]");
-  check_loop_columns(HY_FORM_DOUBLE_STEP, ",violation[m],iter,F:cylinder[N],len:cylinder[m]");
+  check_loop_columns(HY_FORM_PENALTY,
+                     ",violation[m],iter,F:cylinder[N],len:cylinder[m],residual,step_wall[s]");
+  check_loop_columns(HY_FORM_DOUBLE_STEP,
+                     ",violation[m],iter,F:cylinder[N],len:cylinder[m],residual,step_wall[s]");
 }
 END_TEST
 
@@ -258,7 +261,8 @@ START_TEST(force_names_are_quoted) {
   hy_csv* csv = NULL;
   ck_assert_int_eq(hy_csv_open(c.path, m, &csv, NULL), HY_OK);
   ck_assert_int_eq(hy_csv_close(csv), HY_OK);
-  ASSERT_TAIL(read_all(c.path), ",violation[m],iter,\"F:cyl,1[N]\",\"len:cyl,1[m]\"\n");
+  ASSERT_TAIL(read_all(c.path),
+              ",violation[m],iter,\"F:cyl,1[N]\",\"len:cyl,1[m]\",residual,step_wall[s]\n");
   csv_case_cleanup(&c);
   hy_model_free(m);
 }
@@ -281,6 +285,7 @@ START_TEST(hydraulic_columns) {
   hy_csv* csv = NULL;
   ck_assert_int_eq(hy_csv_open(c.path, m, &csv, &err), HY_OK);
   enum { NCOL = 11 + 4 + 3 + 1 + 3 + 3 };  // through len:, then p, U, cylinder, work columns
+  enum { NSTAT = 2 };                      // then residual, step wall time
   double expect[2][NCOL - 15];
   for (int r = 0; r < 2; r++) {
     if (r == 1) {
@@ -301,12 +306,12 @@ START_TEST(hydraulic_columns) {
   ASSERT_TAIL(line,
               ",E_total[J],violation[m],iter,F:cylinder[N],len:cylinder[m],p:V1[Pa],p:V2[Pa],"
               "p:V3[Pa],U:dcv[V],F_hyd:cylinder[N],len_a:cylinder[m],len_b:cylinder[m],W_act[J],"
-              "D_visc[J],W_damp[J]");
+              "D_visc[J],W_damp[J],residual,step_wall[s]");
   for (int r = 0; r < 2; r++) {
     line = strtok(NULL, "\n");
     ck_assert_ptr_nonnull(line);
     double v[32];
-    ck_assert_int_eq(parse_row(line, v, 32), NCOL);
+    ck_assert_int_eq(parse_row(line, v, 32), NCOL + NSTAT);
     for (int k = 15; k < NCOL; k++) {
       ck_assert_msg(memcmp(&v[k], &expect[r][k - 15], sizeof(double)) == 0,
                     "row %d column %d: %.17g != %.17g", r, k, v[k], expect[r][k - 15]);
@@ -354,7 +359,7 @@ START_TEST(hydraulic_names_are_quoted) {
   ck_assert_int_eq(hy_csv_close(csv), HY_OK);
   ASSERT_TAIL(read_all(c.path),
               ",p:V2[Pa],\"p:rod,side[Pa]\",\"U:say \"\"go\"\"[V]\",F_hyd:cylinder[N],"
-              "len_a:cylinder[m],len_b:cylinder[m],W_act[J],D_visc[J],W_damp[J]\n");
+              "len_a:cylinder[m],len_b:cylinder[m],W_act[J],D_visc[J],W_damp[J],residual,step_wall[s]\n");
   csv_case_cleanup(&c);
   hy_model_free(m);
 }

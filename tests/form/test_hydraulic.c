@@ -5,6 +5,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fixture.h"
@@ -156,6 +157,78 @@ START_TEST(hydraulic_newton_failure) {
 }
 END_TEST
 
+// Reads a file of the source tree into a NUL-terminated buffer (caller frees).
+static char* read_source(const char* rel) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s", HY_SOURCE_DIR, rel);
+  FILE* f = fopen(path, "rb");
+  ck_assert_ptr_nonnull(f);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char* text = malloc((size_t)n + 1);
+  ck_assert_ptr_nonnull(text);
+  ck_assert_int_eq((long)fread(text, 1, (size_t)n, f), n);
+  text[n] = 0;
+  fclose(f);
+  return text;
+}
+
+// Replaces the first `from` in text (which must hold it) by `to`, in a new buffer.
+static char* replaced(const char* text, const char* from, const char* to) {
+  const char* at = strstr(text, from);
+  ck_assert_ptr_nonnull(at);
+  char* out = malloc(strlen(text) + strlen(to) + 1);
+  ck_assert_ptr_nonnull(out);
+  memcpy(out, text, (size_t)(at - text));
+  strcpy(out + (at - text), to);
+  strcat(out, at + strlen(from));
+  return out;
+}
+
+// Cylinder geometry that only the initial configuration reveals is refused when the data are
+// made, at the cylinder's line and column in the file: chambers of non-positive length, and
+// markers that coincide.
+START_TEST(bad_cylinder_geometry_is_refused) {
+  char* text = read_source("models/four-bar-a.yaml");
+  int cyl_line = 0;
+  {
+    const char* at = strstr(text, "- name: cylinder");
+    ck_assert_ptr_nonnull(at);
+    cyl_line = 1;
+    for (const char* c = text; c < at; c++) cyl_line += *c == '\n';
+  }
+  struct {
+    const char* from;
+    const char* to;
+    const char* words;
+  } cases[] = {
+      {"dead_length: 1.2", "dead_length: 1.5", "chamber lengths"},
+      {"stroke: 1.2 ", "stroke: 0.1 ", "chamber lengths"},
+      {"point: [1, 0, 0]}      # F", "point: [2, 1, 0]}      # F", "markers coincide"},
+  };
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+    char* bad = replaced(text, cases[k].from, cases[k].to);
+    hy_model* m = NULL;
+    hy_error err;
+    ck_assert_int_eq(hy_model_load_string(bad, strlen(bad), "bad.yaml", &m, &err), HY_OK);
+    hy_data* d = NULL;
+    memset(&err, 0, sizeof err);
+    hy_status st = hy_data_make(m, &d, &err);
+    ck_assert_int_eq(st, HY_ERR_MODEL);
+    ck_assert_ptr_null(d);
+    ck_assert_msg(strstr(err.msg, cases[k].words) && strstr(err.msg, "cylinder"), "case %zu: %s",
+                  k, err.msg);
+    ck_assert_int_eq(err.src_line, cyl_line);
+    ck_assert_int_gt(err.src_col, 0);
+    ck_assert_str_eq(err.src_path, "bad.yaml");
+    hy_model_free(m);
+    free(bad);
+  }
+  free(text);
+}
+END_TEST
+
 Suite* hydraulic_suite(void) {
   Suite* s = suite_create("hydraulic");
   TCase* tc = tcase_create("monolithic");
@@ -163,6 +236,7 @@ Suite* hydraulic_suite(void) {
   tcase_add_test(tc, work_cycles);
   tcase_add_test(tc, hydraulic_tangent_block);
   tcase_add_test(tc, hydraulic_newton_failure);
+  tcase_add_test(tc, bad_cylinder_geometry_is_refused);
   suite_add_tcase(s, tc);
   return s;
 }
