@@ -19,8 +19,8 @@
 #include <yaml.h>
 
 #include "core/core.h"
-#include "hydyn/names.h"
 #include "hydyn/model.h"
+#include "hydyn/names.h"
 #include "io/io_builtin.h"
 
 // The format needs seven levels (top, hydraulics, circuits, circuit, cylinders, cylinder,
@@ -186,6 +186,10 @@ static const node* map_key(const node* n, const char* key) {
   int i = map_find(n, key);
   return i < 0 ? NULL : n->kid[2 * i];
 }
+
+// The (label, value node, key node) arguments of the get_* readers for `key` of `map`: the key
+// names the value in messages and its node places errors when the value is missing.
+#define KEY(map, key) (key), map_val((map), (key)), map_key((map), (key))
 
 static void join_names(char* buf, size_t size, const char* const* names) {
   size_t used = 0;
@@ -409,6 +413,23 @@ static hy_status expect_map(loader* ld, const item* it, const node* n, const cha
                  describe(n, got, sizeof got));
 }
 
+// Element i of a list section: it must be a mapping with only `keys`; fills `it` for messages.
+static hy_status list_item(loader* ld, const node* list, int i, const char* section,
+                           const char* kind, const char* const* keys, item* it, const node** out) {
+  const node* n = list->kid[i];
+  item_init(it, section, kind, i, n);
+  HY_TRY(expect_map(ld, it, n, keys));
+  HY_TRY(check_keys(ld, n, keys, it->what));
+  *out = n;
+  return HY_OK;
+}
+
+// Where a definition starts in the file.
+static hy_srcpos pos_of(const node* n) {
+  hy_srcpos p = {n->line, n->col};
+  return p;
+}
+
 // Names must be unique within a list: the element's name is compared with those before it.
 static hy_status check_unique(loader* ld, const item* it, const node* list, int index,
                               const char* kind) {
@@ -594,16 +615,13 @@ static hy_status load_bodies(loader* ld, const node* root) {
   const node* list;
   HY_TRY(get_list(ld, root, "bodies", 1, "bodies", &list));
   for (int i = 0; i < list->nkid; i++) {
-    const node* n = list->kid[i];
     item it;
-    item_init(&it, "bodies", "body", i, n);
-    HY_TRY(expect_map(ld, &it, n, keys));
-    HY_TRY(check_keys(ld, n, keys, it.what));
+    const node* n;
+    HY_TRY(list_item(ld, list, i, "bodies", "body", keys, &it, &n));
     hy_body_def d = hy_body_def_default();
-    d.pos.line = n->line;
-    d.pos.col = n->col;
+    d.pos = pos_of(n);
     HY_TRY(require(ld, &it, n, "name", "a unique name"));
-    HY_TRY(get_name(ld, it.where, "name", map_val(n, "name"), map_key(n, "name"), d.name));
+    HY_TRY(get_name(ld, it.where, KEY(n, "name"), d.name));
     if (strcmp(d.name, "ground") == 0) {
       return FAIL_AT(ld, map_val(n, "name"),
                      "%s: name 'ground' is reserved for the inertial "
@@ -612,10 +630,9 @@ static hy_status load_bodies(loader* ld, const node* root) {
     }
     HY_TRY(check_unique(ld, &it, list, i, "body"));
     HY_TRY(require(ld, &it, n, "mass", "a positive number, kg"));
-    HY_TRY(get_positive(ld, it.where, "mass", map_val(n, "mass"), map_key(n, "mass"), 0, "kg",
-                        &d.mass));
+    HY_TRY(get_positive(ld, it.where, KEY(n, "mass"), 0, "kg", &d.mass));
     if (map_val(n, "com")) {
-      HY_TRY(get_vec(ld, it.where, "com", map_val(n, "com"), map_key(n, "com"), 3, d.com));
+      HY_TRY(get_vec(ld, it.where, KEY(n, "com"), 3, d.com));
     }
     if (map_val(n, "inertia")) {
       HY_TRY(get_inertia(ld, &it, map_val(n, "inertia"), map_key(n, "inertia"), d.mass, d.inertia));
@@ -638,33 +655,30 @@ static hy_status get_axis(loader* ld, const item* it, const node* map, const cha
 }
 
 static hy_status load_joints(loader* ld, const node* root) {
-  static const char* const keys[] = {"name",         "type",        "parent", "child",
-                                     "parent_point", "child_point", "axis",   "child_axis",
+  static const char* const keys[] = {"name",         "type",        "parent",      "child",
+                                     "parent_point", "child_point", "axis",        "child_axis",
                                      "z0",           "zd0",         "independent", NULL};
   static const char* const types[] = {"revolute", "prismatic", NULL};
   static const char* const yes_no[] = {"false", "true", NULL};
   const node* list;
   HY_TRY(get_list(ld, root, "joints", 1, "joints", &list));
   for (int i = 0; i < list->nkid; i++) {
-    const node* n = list->kid[i];
     item it;
-    item_init(&it, "joints", "joint", i, n);
-    HY_TRY(expect_map(ld, &it, n, keys));
-    HY_TRY(check_keys(ld, n, keys, it.what));
+    const node* n;
+    HY_TRY(list_item(ld, list, i, "joints", "joint", keys, &it, &n));
     hy_joint_def d = hy_joint_def_default();
-    d.pos.line = n->line;
-    d.pos.col = n->col;
+    d.pos = pos_of(n);
     HY_TRY(require(ld, &it, n, "name", "a unique name"));
-    HY_TRY(get_name(ld, it.where, "name", map_val(n, "name"), map_key(n, "name"), d.name));
+    HY_TRY(get_name(ld, it.where, KEY(n, "name"), d.name));
     HY_TRY(check_unique(ld, &it, list, i, "joint"));
     HY_TRY(require(ld, &it, n, "type", "revolute or prismatic"));
     int type;
-    HY_TRY(get_enum(ld, it.where, "type", map_val(n, "type"), map_key(n, "type"), types, &type));
+    HY_TRY(get_enum(ld, it.where, KEY(n, "type"), types, &type));
     d.type = type == 0 ? HY_JOINT_REVOLUTE : HY_JOINT_PRISMATIC;
     HY_TRY(require(ld, &it, n, "parent", "a body name or ground"));
-    HY_TRY(get_name(ld, it.where, "parent", map_val(n, "parent"), map_key(n, "parent"), d.parent));
+    HY_TRY(get_name(ld, it.where, KEY(n, "parent"), d.parent));
     HY_TRY(require(ld, &it, n, "child", "a body name"));
-    HY_TRY(get_name(ld, it.where, "child", map_val(n, "child"), map_key(n, "child"), d.child));
+    HY_TRY(get_name(ld, it.where, KEY(n, "child"), d.child));
     if (strcmp(d.child, "ground") == 0) {
       return FAIL_AT(ld, map_val(n, "child"),
                      "%s: child: 'ground' cannot be a child (it is the "
@@ -674,12 +688,10 @@ static hy_status load_joints(loader* ld, const node* root) {
     memset(d.parent_point, 0, sizeof d.parent_point);
     memset(d.child_point, 0, sizeof d.child_point);
     if (map_val(n, "parent_point")) {
-      HY_TRY(get_vec(ld, it.where, "parent_point", map_val(n, "parent_point"),
-                     map_key(n, "parent_point"), 3, d.parent_point));
+      HY_TRY(get_vec(ld, it.where, KEY(n, "parent_point"), 3, d.parent_point));
     }
     if (map_val(n, "child_point")) {
-      HY_TRY(get_vec(ld, it.where, "child_point", map_val(n, "child_point"),
-                     map_key(n, "child_point"), 3, d.child_point));
+      HY_TRY(get_vec(ld, it.where, KEY(n, "child_point"), 3, d.child_point));
     }
     d.axis[0] = 0, d.axis[1] = 0, d.axis[2] = 1;
     if (map_val(n, "axis")) HY_TRY(get_axis(ld, &it, n, "axis", d.axis));
@@ -689,16 +701,15 @@ static hy_status load_joints(loader* ld, const node* root) {
     double scale = d.type == HY_JOINT_REVOLUTE ? kDeg : 1.0;
     d.z0 = 0, d.zd0 = 0;
     if (map_val(n, "z0")) {
-      HY_TRY(get_number(ld, it.where, "z0", map_val(n, "z0"), map_key(n, "z0"), &d.z0));
+      HY_TRY(get_number(ld, it.where, KEY(n, "z0"), &d.z0));
     }
     if (map_val(n, "zd0")) {
-      HY_TRY(get_number(ld, it.where, "zd0", map_val(n, "zd0"), map_key(n, "zd0"), &d.zd0));
+      HY_TRY(get_number(ld, it.where, KEY(n, "zd0"), &d.zd0));
     }
     d.z0 *= scale;
     d.zd0 *= scale;
     if (map_val(n, "independent")) {
-      HY_TRY(get_enum(ld, it.where, "independent", map_val(n, "independent"),
-                      map_key(n, "independent"), yes_no, &d.independent));
+      HY_TRY(get_enum(ld, it.where, KEY(n, "independent"), yes_no, &d.independent));
     }
     if (hy_spec_add_joint(ld->spec, &d) != HY_OK) {
       return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory adding joint '%s'", d.name);
@@ -714,22 +725,19 @@ static hy_status load_markers(loader* ld, const node* root) {
   const node* list;
   HY_TRY(get_list(ld, root, "markers", 0, "markers", &list));
   for (int i = 0; list && i < list->nkid; i++) {
-    const node* n = list->kid[i];
     item it;
-    item_init(&it, "markers", "marker", i, n);
-    HY_TRY(expect_map(ld, &it, n, keys));
-    HY_TRY(check_keys(ld, n, keys, it.what));
+    const node* n;
+    HY_TRY(list_item(ld, list, i, "markers", "marker", keys, &it, &n));
     hy_marker_def d = hy_marker_def_default();
-    d.pos.line = n->line;
-    d.pos.col = n->col;
+    d.pos = pos_of(n);
     HY_TRY(require(ld, &it, n, "name", "a unique name"));
-    HY_TRY(get_name(ld, it.where, "name", map_val(n, "name"), map_key(n, "name"), d.name));
+    HY_TRY(get_name(ld, it.where, KEY(n, "name"), d.name));
     HY_TRY(check_unique(ld, &it, list, i, "marker"));
     HY_TRY(require(ld, &it, n, "body", "a body name or ground"));
-    HY_TRY(get_name(ld, it.where, "body", map_val(n, "body"), map_key(n, "body"), d.body));
+    HY_TRY(get_name(ld, it.where, KEY(n, "body"), d.body));
     memset(d.point, 0, sizeof d.point);
     if (map_val(n, "point")) {
-      HY_TRY(get_vec(ld, it.where, "point", map_val(n, "point"), map_key(n, "point"), 3, d.point));
+      HY_TRY(get_vec(ld, it.where, KEY(n, "point"), 3, d.point));
     }
     if (hy_spec_add_marker(ld->spec, &d) != HY_OK) {
       return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory adding marker '%s'", d.name);
@@ -983,22 +991,18 @@ static hy_status load_signals(loader* ld, const node* root) {
   const node* list;
   HY_TRY(get_list(ld, root, "signals", 0, "signals", &list));
   for (int i = 0; list && i < list->nkid; i++) {
-    const node* n = list->kid[i];
     item it;
-    item_init(&it, "signals", "signal", i, n);
-    HY_TRY(expect_map(ld, &it, n, keys));
-    HY_TRY(check_keys(ld, n, keys, it.what));
+    const node* n;
+    HY_TRY(list_item(ld, list, i, "signals", "signal", keys, &it, &n));
     hy_signal_def d = hy_signal_def_default();
-    d.pos.line = n->line;
-    d.pos.col = n->col;
+    d.pos = pos_of(n);
     HY_TRY(require(ld, &it, n, "name", "a unique name"));
-    HY_TRY(get_name(ld, it.where, "name", map_val(n, "name"), map_key(n, "name"), d.name));
+    HY_TRY(get_name(ld, it.where, KEY(n, "name"), d.name));
     HY_TRY(check_unique(ld, &it, list, i, "signal"));
     d.interp = HY_INTERP_LINEAR;
     if (map_val(n, "interpolation")) {
       int k;
-      HY_TRY(get_enum(ld, it.where, "interpolation", map_val(n, "interpolation"),
-                      map_key(n, "interpolation"), interps, &k));
+      HY_TRY(get_enum(ld, it.where, KEY(n, "interpolation"), interps, &k));
       d.interp = k == 0 ? HY_INTERP_LINEAR : HY_INTERP_STEP;
     }
     const node* tab = map_val(n, "table");
@@ -1038,16 +1042,13 @@ static hy_status load_loads(loader* ld, const node* root) {
   const node* list;
   HY_TRY(get_list(ld, root, "loads", 0, "loads", &list));
   for (int i = 0; list && i < list->nkid; i++) {
-    const node* n = list->kid[i];
     item it;
-    item_init(&it, "loads", "load", i, n);
-    HY_TRY(expect_map(ld, &it, n, keys));
-    HY_TRY(check_keys(ld, n, keys, it.what));
+    const node* n;
+    HY_TRY(list_item(ld, list, i, "loads", "load", keys, &it, &n));
     hy_load_def d = hy_load_def_default();
-    d.pos.line = n->line;
-    d.pos.col = n->col;
+    d.pos = pos_of(n);
     if (map_val(n, "name")) {
-      HY_TRY(get_name(ld, it.where, "name", map_val(n, "name"), map_key(n, "name"), d.name));
+      HY_TRY(get_name(ld, it.where, KEY(n, "name"), d.name));
     } else {
       snprintf(d.name, sizeof d.name, "load%d", i);
     }
@@ -1069,19 +1070,17 @@ static hy_status load_loads(loader* ld, const node* root) {
     }
     HY_TRY(require(ld, &it, n, "type", "force or torque"));
     int type;
-    HY_TRY(get_enum(ld, it.where, "type", map_val(n, "type"), map_key(n, "type"), types, &type));
+    HY_TRY(get_enum(ld, it.where, KEY(n, "type"), types, &type));
     d.type = type == 0 ? HY_LOAD_FORCE : HY_LOAD_TORQUE;
     HY_TRY(require(ld, &it, n, "marker", "a marker name"));
-    HY_TRY(get_name(ld, it.where, "marker", map_val(n, "marker"), map_key(n, "marker"), d.marker));
+    HY_TRY(get_name(ld, it.where, KEY(n, "marker"), d.marker));
     HY_TRY(
         require(ld, &it, n, "vector",
                 d.type == HY_LOAD_FORCE ? "a list of 3 numbers, N" : "a list of 3 numbers, N m"));
-    HY_TRY(
-        get_vec(ld, it.where, "vector", map_val(n, "vector"), map_key(n, "vector"), 3, d.vector));
+    HY_TRY(get_vec(ld, it.where, KEY(n, "vector"), 3, d.vector));
     d.signal[0] = 0;
     if (map_val(n, "signal")) {
-      HY_TRY(
-          get_name(ld, it.where, "signal", map_val(n, "signal"), map_key(n, "signal"), d.signal));
+      HY_TRY(get_name(ld, it.where, KEY(n, "signal"), d.signal));
     }
     if (hy_spec_add_load(ld->spec, &d) != HY_OK) {
       return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory adding load '%s'", d.name);
@@ -1114,27 +1113,22 @@ static hy_status load_cuts(loader* ld, const node* root) {
   const node* list;
   HY_TRY(get_list(ld, root, "cut_joints", 0, "cut joints", &list));
   for (int i = 0; list && i < list->nkid; i++) {
-    const node* n = list->kid[i];
     item it;
-    item_init(&it, "cut_joints", "cut joint", i, n);
-    HY_TRY(expect_map(ld, &it, n, keys));
-    HY_TRY(check_keys(ld, n, keys, it.what));
+    const node* n;
+    HY_TRY(list_item(ld, list, i, "cut_joints", "cut joint", keys, &it, &n));
     hy_cut_def d = hy_cut_def_default();
-    d.pos.line = n->line;
-    d.pos.col = n->col;
+    d.pos = pos_of(n);
     HY_TRY(require(ld, &it, n, "name", "a unique name"));
-    HY_TRY(get_name(ld, it.where, "name", map_val(n, "name"), map_key(n, "name"), d.name));
+    HY_TRY(get_name(ld, it.where, KEY(n, "name"), d.name));
     HY_TRY(check_unique(ld, &it, list, i, "cut joint"));
     HY_TRY(require(ld, &it, n, "type", "revolute, spherical or translational"));
     int type;
-    HY_TRY(get_enum(ld, it.where, "type", map_val(n, "type"), map_key(n, "type"), types, &type));
+    HY_TRY(get_enum(ld, it.where, KEY(n, "type"), types, &type));
     d.type = kinds[type];
     HY_TRY(require(ld, &it, n, "marker_a", "a marker name"));
-    HY_TRY(get_name(ld, it.where, "marker_a", map_val(n, "marker_a"), map_key(n, "marker_a"),
-                    d.marker_a));
+    HY_TRY(get_name(ld, it.where, KEY(n, "marker_a"), d.marker_a));
     HY_TRY(require(ld, &it, n, "marker_b", "a marker name"));
-    HY_TRY(get_name(ld, it.where, "marker_b", map_val(n, "marker_b"), map_key(n, "marker_b"),
-                    d.marker_b));
+    HY_TRY(get_name(ld, it.where, KEY(n, "marker_b"), d.marker_b));
     if (map_val(n, "axis_a")) HY_TRY(get_axis(ld, &it, n, "axis_a", d.axis_a));
     if (map_val(n, "axis_b")) HY_TRY(get_axis(ld, &it, n, "axis_b", d.axis_b));
     if (map_val(n, "up_a")) HY_TRY(get_up(ld, &it, n, "up_a", d.up_a));
@@ -1155,27 +1149,22 @@ static hy_status load_forces(loader* ld, const node* root) {
   const node* list;
   HY_TRY(get_list(ld, root, "forces", 0, "force elements", &list));
   for (int i = 0; list && i < list->nkid; i++) {
-    const node* n = list->kid[i];
     item it;
-    item_init(&it, "forces", "force", i, n);
-    HY_TRY(expect_map(ld, &it, n, keys));
-    HY_TRY(check_keys(ld, n, keys, it.what));
+    const node* n;
+    HY_TRY(list_item(ld, list, i, "forces", "force", keys, &it, &n));
     hy_force_def d = hy_force_def_default();
-    d.pos.line = n->line;
-    d.pos.col = n->col;
+    d.pos = pos_of(n);
     HY_TRY(require(ld, &it, n, "name", "a unique name"));
-    HY_TRY(get_name(ld, it.where, "name", map_val(n, "name"), map_key(n, "name"), d.name));
+    HY_TRY(get_name(ld, it.where, KEY(n, "name"), d.name));
     HY_TRY(check_unique(ld, &it, list, i, "force"));
     HY_TRY(require(ld, &it, n, "type", "actuator"));
     int type;
-    HY_TRY(get_enum(ld, it.where, "type", map_val(n, "type"), map_key(n, "type"), types, &type));
+    HY_TRY(get_enum(ld, it.where, KEY(n, "type"), types, &type));
     d.type = HY_FORCE_ACTUATOR;
     HY_TRY(require(ld, &it, n, "marker_a", "a marker name"));
-    HY_TRY(get_name(ld, it.where, "marker_a", map_val(n, "marker_a"), map_key(n, "marker_a"),
-                    d.marker_a));
+    HY_TRY(get_name(ld, it.where, KEY(n, "marker_a"), d.marker_a));
     HY_TRY(require(ld, &it, n, "marker_b", "a marker name"));
-    HY_TRY(get_name(ld, it.where, "marker_b", map_val(n, "marker_b"), map_key(n, "marker_b"),
-                    d.marker_b));
+    HY_TRY(get_name(ld, it.where, KEY(n, "marker_b"), d.marker_b));
     HY_TRY(require(ld, &it, n, "force", "a number in N, or the word 'equilibrium'"));
     const node* v = map_val(n, "force");
     if (v->kind == NODE_SCALAR && v->plain && strcmp(v->text, "equilibrium") == 0) {
@@ -1192,8 +1181,7 @@ static hy_status load_forces(loader* ld, const node* root) {
     }
     d.signal[0] = 0;
     if (map_val(n, "signal")) {
-      HY_TRY(
-          get_name(ld, it.where, "signal", map_val(n, "signal"), map_key(n, "signal"), d.signal));
+      HY_TRY(get_name(ld, it.where, KEY(n, "signal"), d.signal));
     }
     if (hy_spec_add_force(ld->spec, &d) != HY_OK) {
       return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory adding force '%s'", d.name);
@@ -1282,14 +1270,11 @@ static hy_status load_volumes(loader* ld, const item* cit, const node* cn, const
   const node* list;
   HY_TRY(get_sublist(ld, cit, cn, "volumes", "volumes", &list));
   for (int i = 0; list && i < list->nkid; i++) {
-    const node* n = list->kid[i];
     item it;
-    item_init(&it, "volumes", "volume", i, n);
-    HY_TRY(expect_map(ld, &it, n, keys));
-    HY_TRY(check_keys(ld, n, keys, it.what));
+    const node* n;
+    HY_TRY(list_item(ld, list, i, "volumes", "volume", keys, &it, &n));
     hy_volume_def d = hy_volume_def_default();
-    d.pos.line = n->line;
-    d.pos.col = n->col;
+    d.pos = pos_of(n);
     snprintf(d.circuit, sizeof d.circuit, "%s", circ);
     HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
     HY_TRY(need_positive(ld, &it, n, "hose_volume", 1, "m^3", &d.hose_volume));
@@ -1299,7 +1284,7 @@ static hy_status load_volumes(loader* ld, const item* cit, const node* cn, const
       HY_TRY(opt_positive(ld, &it, n, "hose_bulk_modulus", 0, "Pa", &d.hose_bulk_modulus));
     }
     if (map_val(n, "p0")) {
-      HY_TRY(get_number(ld, it.where, "p0", map_val(n, "p0"), map_key(n, "p0"), &d.p0));
+      HY_TRY(get_number(ld, it.where, KEY(n, "p0"), &d.p0));
     }
     if (hy_spec_add_volume(ld->spec, &d) != HY_OK) return add_failed(ld, "volume", d.name);
   }
@@ -1311,22 +1296,17 @@ static hy_status load_sources(loader* ld, const item* cit, const node* cn, const
   const node* list;
   HY_TRY(get_sublist(ld, cit, cn, "sources", "sources", &list));
   for (int i = 0; list && i < list->nkid; i++) {
-    const node* n = list->kid[i];
     item it;
-    item_init(&it, "sources", "source", i, n);
-    HY_TRY(expect_map(ld, &it, n, keys));
-    HY_TRY(check_keys(ld, n, keys, it.what));
+    const node* n;
+    HY_TRY(list_item(ld, list, i, "sources", "source", keys, &it, &n));
     hy_source_def d = hy_source_def_default();
-    d.pos.line = n->line;
-    d.pos.col = n->col;
+    d.pos = pos_of(n);
     snprintf(d.circuit, sizeof d.circuit, "%s", circ);
     HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
     HY_TRY(require(ld, &it, n, "pressure", "a number, Pa"));
-    HY_TRY(get_number(ld, it.where, "pressure", map_val(n, "pressure"), map_key(n, "pressure"),
-                      &d.pressure));
+    HY_TRY(get_number(ld, it.where, KEY(n, "pressure"), &d.pressure));
     if (map_val(n, "signal")) {
-      HY_TRY(
-          get_name(ld, it.where, "signal", map_val(n, "signal"), map_key(n, "signal"), d.signal));
+      HY_TRY(get_name(ld, it.where, KEY(n, "signal"), d.signal));
     }
     if (hy_spec_add_source(ld->spec, &d) != HY_OK) return add_failed(ld, "source", d.name);
   }
@@ -1339,14 +1319,11 @@ static hy_status load_throttles(loader* ld, const item* cit, const node* cn) {
   const node* list;
   HY_TRY(get_sublist(ld, cit, cn, "throttles", "throttles", &list));
   for (int i = 0; list && i < list->nkid; i++) {
-    const node* n = list->kid[i];
     item it;
-    item_init(&it, "throttles", "throttle", i, n);
-    HY_TRY(expect_map(ld, &it, n, keys));
-    HY_TRY(check_keys(ld, n, keys, it.what));
+    const node* n;
+    HY_TRY(list_item(ld, list, i, "throttles", "throttle", keys, &it, &n));
     hy_throttle_def d = hy_throttle_def_default();
-    d.pos.line = n->line;
-    d.pos.col = n->col;
+    d.pos = pos_of(n);
     HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
     HY_TRY(need_name(ld, &it, n, "from", "a volume or source name", d.from));
     HY_TRY(need_name(ld, &it, n, "to", "a volume or source name", d.to));
@@ -1380,14 +1357,11 @@ static hy_status load_valves(loader* ld, const item* cit, const node* cn) {
   const node* list;
   HY_TRY(get_sublist(ld, cit, cn, "valves", "valves", &list));
   for (int i = 0; list && i < list->nkid; i++) {
-    const node* n = list->kid[i];
     item it;
-    item_init(&it, "valves", "valve", i, n);
-    HY_TRY(expect_map(ld, &it, n, keys));
-    HY_TRY(check_keys(ld, n, keys, it.what));
+    const node* n;
+    HY_TRY(list_item(ld, list, i, "valves", "valve", keys, &it, &n));
     hy_valve_def d = hy_valve_def_default();
-    d.pos.line = n->line;
-    d.pos.col = n->col;
+    d.pos = pos_of(n);
     HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
     HY_TRY(need_name(ld, &it, n, "P", "the pressure port: a volume or source name", d.P));
     HY_TRY(need_name(ld, &it, n, "T", "the tank port: a volume or source name", d.T));
@@ -1397,11 +1371,10 @@ static hy_status load_valves(loader* ld, const item* cit, const node* cn) {
     HY_TRY(need_positive(ld, &it, n, "tau", 0, "s", &d.tau));
     HY_TRY(opt_positive(ld, &it, n, "dp_lim", 0, "Pa", &d.dp_lim));
     if (map_val(n, "U0")) {
-      HY_TRY(get_number(ld, it.where, "U0", map_val(n, "U0"), map_key(n, "U0"), &d.U0));
+      HY_TRY(get_number(ld, it.where, KEY(n, "U0"), &d.U0));
     }
     if (map_val(n, "signal")) {
-      HY_TRY(
-          get_name(ld, it.where, "signal", map_val(n, "signal"), map_key(n, "signal"), d.signal));
+      HY_TRY(get_name(ld, it.where, KEY(n, "signal"), d.signal));
     }
     if (hy_spec_add_valve(ld->spec, &d) != HY_OK) return add_failed(ld, "valve", d.name);
   }
@@ -1435,14 +1408,11 @@ static hy_status load_cylinders(loader* ld, const item* cit, const node* cn) {
   const node* list;
   HY_TRY(get_sublist(ld, cit, cn, "cylinders", "cylinders", &list));
   for (int i = 0; list && i < list->nkid; i++) {
-    const node* n = list->kid[i];
     item it;
-    item_init(&it, "cylinders", "cylinder", i, n);
-    HY_TRY(expect_map(ld, &it, n, keys));
-    HY_TRY(check_keys(ld, n, keys, it.what));
+    const node* n;
+    HY_TRY(list_item(ld, list, i, "cylinders", "cylinder", keys, &it, &n));
     hy_cylinder_def d = hy_cylinder_def_default();
-    d.pos.line = n->line;
-    d.pos.col = n->col;
+    d.pos = pos_of(n);
     HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
     HY_TRY(need_name(ld, &it, n, "marker_a", "the marker of the cylinder body end", d.marker_a));
     HY_TRY(need_name(ld, &it, n, "marker_b", "the marker of the rod end", d.marker_b));
@@ -1489,8 +1459,7 @@ static hy_status load_cylinders(loader* ld, const item* cit, const node* cn) {
     }
     if (map_val(n, "initial")) {
       int k;
-      HY_TRY(get_enum(ld, it.where, "initial", map_val(n, "initial"), map_key(n, "initial"), inits,
-                      &k));
+      HY_TRY(get_enum(ld, it.where, KEY(n, "initial"), inits, &k));
       d.init = k == 1 ? HY_CYL_INIT_EQUILIBRIUM : HY_CYL_INIT_GIVEN;
     }
     if (hy_spec_add_cylinder(ld->spec, &d) != HY_OK) return add_failed(ld, "cylinder", d.name);
@@ -1510,8 +1479,7 @@ static hy_status load_circuit(loader* ld, const node* list, int index) {
   HY_TRY(expect_map(ld, &it, n, keys));
   HY_TRY(check_keys(ld, n, keys, it.what));
   hy_circuit_def d = hy_circuit_def_default();
-  d.pos.line = n->line;
-  d.pos.col = n->col;
+  d.pos = pos_of(n);
   HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
   HY_TRY(check_unique(ld, &it, list, index, "circuit"));
   HY_TRY(require(ld, &it, n, "oil", "a mapping {bulk_modulus: Pa, law: constant|linear, k: -}"));
@@ -1521,7 +1489,7 @@ static hy_status load_circuit(loader* ld, const node* list, int index) {
   HY_TRY(need_positive(ld, &oit, oil, "bulk_modulus", 0, "Pa", &d.B_oil));
   if (map_val(oil, "law")) {
     int k;
-    HY_TRY(get_enum(ld, oit.where, "law", map_val(oil, "law"), map_key(oil, "law"), laws, &k));
+    HY_TRY(get_enum(ld, oit.where, KEY(oil, "law"), laws, &k));
     d.law = k == 1 ? HY_BULK_LINEAR : HY_BULK_CONSTANT;
   }
   if (d.law == HY_BULK_LINEAR) {
@@ -1531,8 +1499,7 @@ static hy_status load_circuit(loader* ld, const node* list, int index) {
   }
   if (map_val(n, "laminar")) {
     int k;
-    HY_TRY(get_enum(ld, it.where, "laminar", map_val(n, "laminar"), map_key(n, "laminar"), laminars,
-                    &k));
+    HY_TRY(get_enum(ld, it.where, KEY(n, "laminar"), laminars, &k));
     d.laminar = k == 1 ? HY_LAMINAR_LINEAR : HY_LAMINAR_CUBIC;
   }
   if (hy_spec_add_circuit(ld->spec, &d) != HY_OK) return add_failed(ld, "circuit", d.name);
@@ -1577,9 +1544,9 @@ static hy_status get_count(loader* ld, const char* where, const char* label, con
 
 static hy_status load_solver(loader* ld, const node* root, hy_option* opt) {
   static const char* const keys[] = {
-      "integrator", "dt",           "t_end",          "formulation",     "tangent",
-      "penalty",    "tol_position", "max_iterations", "partition_rcond", "tol_pressure",
-      "reuse_tangent", NULL};
+      "integrator",      "dt",           "t_end",         "formulation",
+      "tangent",         "penalty",      "tol_position",  "max_iterations",
+      "partition_rcond", "tol_pressure", "reuse_tangent", NULL};
   static const char* const yes_no[] = {"false", "true", NULL};
   // the names live in one table each (hydyn/names.h); the enum values are the list order
   const char* integrators[HY_INTEG_COUNT + 1];
@@ -1605,48 +1572,39 @@ static hy_status load_solver(loader* ld, const node* root, hy_option* opt) {
   HY_TRY(check_keys(ld, n, keys, it.what));
   if (map_val(n, "integrator")) {
     int k;
-    HY_TRY(get_enum(ld, it.where, "integrator", map_val(n, "integrator"), map_key(n, "integrator"),
-                    integrators, &k));
+    HY_TRY(get_enum(ld, it.where, KEY(n, "integrator"), integrators, &k));
     opt->integrator = (hy_integrator)k;
   }
   if (map_val(n, "dt")) {
-    HY_TRY(get_positive(ld, it.where, "dt", map_val(n, "dt"), map_key(n, "dt"), 0, "s", &opt->dt));
+    HY_TRY(get_positive(ld, it.where, KEY(n, "dt"), 0, "s", &opt->dt));
   }
   if (map_val(n, "t_end")) {
-    HY_TRY(get_positive(ld, it.where, "t_end", map_val(n, "t_end"), map_key(n, "t_end"), 0, "s",
-                        &opt->t_end));
+    HY_TRY(get_positive(ld, it.where, KEY(n, "t_end"), 0, "s", &opt->t_end));
   }
   if (map_val(n, "formulation")) {
     int k;
-    HY_TRY(get_enum(ld, it.where, "formulation", map_val(n, "formulation"),
-                    map_key(n, "formulation"), forms, &k));
+    HY_TRY(get_enum(ld, it.where, KEY(n, "formulation"), forms, &k));
     opt->formulation = (hy_formulation)k;
   }
   if (map_val(n, "tangent")) {
     int k;
-    HY_TRY(get_enum(ld, it.where, "tangent", map_val(n, "tangent"), map_key(n, "tangent"), tangents,
-                    &k));
+    HY_TRY(get_enum(ld, it.where, KEY(n, "tangent"), tangents, &k));
     opt->tangent = (hy_tangent)k;
   }
   if (map_val(n, "penalty")) {
-    HY_TRY(get_positive(ld, it.where, "penalty", map_val(n, "penalty"), map_key(n, "penalty"), 0,
-                        "N/m", &opt->penalty));
+    HY_TRY(get_positive(ld, it.where, KEY(n, "penalty"), 0, "N/m", &opt->penalty));
   }
   if (map_val(n, "tol_position")) {
-    HY_TRY(get_positive(ld, it.where, "tol_position", map_val(n, "tol_position"),
-                        map_key(n, "tol_position"), 0, "rad or m", &opt->tol_pos));
+    HY_TRY(get_positive(ld, it.where, KEY(n, "tol_position"), 0, "rad or m", &opt->tol_pos));
   }
   if (map_val(n, "tol_pressure")) {
-    HY_TRY(get_positive(ld, it.where, "tol_pressure", map_val(n, "tol_pressure"),
-                        map_key(n, "tol_pressure"), 0, "Pa", &opt->tol_p));
+    HY_TRY(get_positive(ld, it.where, KEY(n, "tol_pressure"), 0, "Pa", &opt->tol_p));
   }
   if (map_val(n, "max_iterations")) {
-    HY_TRY(get_count(ld, it.where, "max_iterations", map_val(n, "max_iterations"),
-                     map_key(n, "max_iterations"), 1, &opt->max_iter));
+    HY_TRY(get_count(ld, it.where, KEY(n, "max_iterations"), 1, &opt->max_iter));
   }
   if (map_val(n, "reuse_tangent")) {
-    HY_TRY(get_enum(ld, it.where, "reuse_tangent", map_val(n, "reuse_tangent"),
-                    map_key(n, "reuse_tangent"), yes_no, &opt->reuse_tangent));
+    HY_TRY(get_enum(ld, it.where, KEY(n, "reuse_tangent"), yes_no, &opt->reuse_tangent));
   }
   if (map_val(n, "partition_rcond")) {
     const node* v = map_val(n, "partition_rcond");
@@ -1724,7 +1682,7 @@ static hy_status load_root(loader* ld, const node* root) {
 
   char name[HY_NAME_MAX];
   if (map_val(root, "name")) {
-    HY_TRY(get_name(ld, "", "name", map_val(root, "name"), map_key(root, "name"), name));
+    HY_TRY(get_name(ld, "", KEY(root, "name"), name));
   } else {
     file_stem(ld->path, name);
   }
@@ -1734,14 +1692,12 @@ static hy_status load_root(loader* ld, const node* root) {
   }
   hy_option opt = hy_option_default();
   if (map_val(root, "gravity")) {
-    HY_TRY(get_vec(ld, "", "gravity", map_val(root, "gravity"), map_key(root, "gravity"), 3,
-                   opt.gravity));
+    HY_TRY(get_vec(ld, "", KEY(root, "gravity"), 3, opt.gravity));
   }
   HY_TRY(load_solver(ld, root, &opt));
   int planar = 0;
   if (map_val(root, "planar")) {
-    HY_TRY(get_enum(ld, "", "planar", map_val(root, "planar"), map_key(root, "planar"),
-                    planar_words, &planar));
+    HY_TRY(get_enum(ld, "", KEY(root, "planar"), planar_words, &planar));
   }
   static const hy_planar planar_of[] = {HY_PLANAR_AUTO, HY_PLANAR_YES, HY_PLANAR_NO};
   if (hy_spec_set_name(ld->spec, name, ld->path) != HY_OK ||
