@@ -11,7 +11,7 @@
 size_t hy_form_work_doubles(const hy_model* m) {
   const size_t nz = (size_t)m->sizes.nz, neq = (size_t)m->sizes.neq;
   const size_t nf = (size_t)m->sizes.nfrc, nv = (size_t)m->sizes.nvol;
-  return 6 * nz + neq             // z_k, zd_k, zdd_k, hat_zd, hat_zdd, zdd_trap, lam_k
+  return 6 * nz + 4 * neq         // z_k, zd_k, zdd_k, hat_zd, hat_zdd, zdd_trap, lam_k, lam_hist
          + 4 * nz * nz            // A, Rz, Mr, W
          + 3 * nz                 // vec, vec2, S
          + neq * neq + neq * nz   // Pd, full
@@ -43,6 +43,8 @@ void hy_form_work_bind(const hy_model* m, hy_form_work* fw, double* p, int* q) {
   p += (size_t)m->sizes.nvlv;
   fw->lam_k = p;
   p += neq;
+  fw->lam_hist = p;
+  p += 3 * neq;
   fw->A = p;
   p += nz * nz;
   fw->Rz = p;
@@ -84,12 +86,14 @@ void hy_form_forces(const hy_model* m, hy_data* d) {
 
 void hy_form_evaluate(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_work* hw) {
   hy_mech_kinematics_pos(m, d, mw);
-  hy_form_evaluate_vel(m, d, mw, hw);
+  if (m->sizes.neq > 0) hy_mech_constraints_pos(m, d, mw);
+  hy_form_evaluate_vel(m, d, mw, hw, 1);
 }
 
-void hy_form_evaluate_vel(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_work* hw) {
+void hy_form_evaluate_vel(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_work* hw,
+                          int with_bias) {
   hy_mech_kinematics_vel(m, d, mw);
-  if (m->sizes.neq > 0) hy_mech_constraints(m, d, mw);
+  if (with_bias && m->sizes.neq > 0) hy_mech_constraints_bias(m, d, mw);
   hy_mech_force_geometry(m, d);
   if (m->sizes.nvol + m->sizes.nvlv + m->sizes.ncyl > 0) hy_hyd_evaluate(m, d, hw);
   hy_form_forces(m, d);
@@ -347,6 +351,8 @@ hy_status hy_form_init(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_
                    "needs formulation penalty or double-step");
   }
   d->stats.npartition = 0;
+  fw->nlam_hist = 0;
+  fw->lam_contraction = 1;
   d->assembly_shift = 0;
   d->static_residual = 0;
   d->work_hyd = d->diss_visc = d->work_damp = 0;
@@ -424,6 +430,33 @@ const char* hy_form_unknown_name(const hy_model* m, const hy_data* d, int i, int
   return "?";
 }
 
+// Penalty: the starting multipliers of a step. Seed 000 (text after Eq. 19) starts from the final
+// lambda of the previous step; the constraint reactions change smoothly, so extrapolating the
+// final values of the last steps starts much closer, and the Eq. 19 updates have less to
+// correct: the augmented-Lagrangian iteration converges to the same multipliers in fewer Newton
+// iterations (docs/formulations.md). The extrapolation feeds back on itself through the part of
+// the error that one update leaves (factor rho): a polynomial predictor of degree 1, 2, 3 keeps
+// that feedback decaying for rho below 1, 0.5, 0.2, so the degree is chosen with a margin from
+// the rho measured at the last step end.
+static void predict_multipliers(const hy_model* m, hy_data* d, const hy_form_work* fw) {
+  const int neq = m->sizes.neq;
+  const double rho = fw->lam_contraction;
+  int degree = rho < 0.1 ? 3 : rho < 0.3 ? 2 : rho < 0.9 ? 1 : 0;
+  if (degree > fw->nlam_hist) degree = fw->nlam_hist;
+  const double* h1 = fw->lam_hist;
+  const double* h2 = h1 + neq;
+  const double* h3 = h2 + neq;
+  for (int e = 0; e < neq; e++) {
+    const double l0 = d->lam[e];
+    switch (degree) {
+      case 0: break;
+      case 1: d->lam[e] = 2 * l0 - h1[e]; break;
+      case 2: d->lam[e] = 3 * l0 - 3 * h1[e] + h2[e]; break;
+      default: d->lam[e] = 4 * l0 - 6 * h1[e] + 4 * h2[e] - h3[e]; break;
+    }
+  }
+}
+
 void hy_form_step_begin(const hy_model* m, hy_data* d, hy_form_work* fw, double dt, double* x) {
   const int nz = m->sizes.nz, nv = m->sizes.nvol;
   fw->dt = dt;
@@ -435,6 +468,7 @@ void hy_form_step_begin(const hy_model* m, hy_data* d, hy_form_work* fw, double 
   memcpy(fw->p_k, d->p, sizeof(double) * (size_t)nv);
   memcpy(fw->pd_k, d->pd, sizeof(double) * (size_t)nv);
   memcpy(fw->U_k, d->U, sizeof(double) * (size_t)m->sizes.nvlv);
+  if (m->opt.formulation == HY_FORM_PENALTY) predict_multipliers(m, d, fw);
   // Eq. 34, and the predictors z + dt zd + dt^2/2 zdd and p + dt p_dot of Sect. 4
   for (int i = 0; i < nz; i++) {
     const double z = d->z[i], zd = d->zd[i], zdd = d->zdd[i];
@@ -547,6 +581,12 @@ hy_status hy_form_step_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_m
   hy_status st = m->opt.formulation == HY_FORM_DOUBLE_STEP ? hy_doublestep_end(m, d, fw, mw, x)
                                                            : hy_penalty_end(m, d, fw, mw, x);
   if (st != HY_OK) return st;
+  if (m->opt.formulation == HY_FORM_PENALTY) {
+    const size_t neq = (size_t)m->sizes.neq;
+    memmove(fw->lam_hist + neq, fw->lam_hist, sizeof(double) * 2 * neq);
+    memcpy(fw->lam_hist, fw->lam_k, sizeof(double) * neq);
+    if (fw->nlam_hist < 3) fw->nlam_hist++;
+  }
   // the pressure rates of the trapezoidal relation carry the history to the next step
   memcpy(d->pd, fw->pd_trap, sizeof(double) * (size_t)m->sizes.nvol);
   return HY_OK;

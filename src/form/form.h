@@ -29,6 +29,10 @@ typedef struct hy_form_work {
   double* vec2;     // scratch                                                    (nz)
   int* piv;         // pivots of A                                                (nz)
   int lam_pending;  // penalty: apply Eq. 19 at the next evaluation
+  double* lam_hist; // penalty: final lambda of the three steps before the current one,
+                    // newest first, for the predictor                           (3 x neq)
+  int nlam_hist;    // how many of them are known
+  double lam_contraction;  // penalty: bound on the error factor of one Eq. 19 update
   // double-step partition
   int nsel;         // equations used (rank of Phi_z at selection)
   int* rowsel;      // the independent equations                                   (neq)

@@ -7,8 +7,10 @@
 // Everything at (time, z, zd, p, U): kinematics, constraints, force geometry, hydraulics
 // (with derivatives when hw != NULL), force elements, M', Q', energies.
 void hy_form_evaluate(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_work* hw);
-// The same after the position stage of the kinematics has run at the current z.
-void hy_form_evaluate_vel(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_work* hw);
+// The same after the position stages of the kinematics and the constraints have run at the
+// current z; the bias Phi_z_dot zd only when with_bias (the penalty iterations do not use it).
+void hy_form_evaluate_vel(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_work* hw,
+                          int with_bias);
 
 // After the kinematics of an accepted state: force geometry, hydraulics and force magnitudes
 // (for powers and records) and energies, without the dynamics.

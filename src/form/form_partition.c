@@ -122,7 +122,7 @@ hy_status hy_form_close_positions(const hy_model* m, hy_data* d, hy_form_work* f
   double* delta = fw->vec;
   hy_mech_kinematics_pos(m, d, mw);
   if (m->sizes.neq == 0) return HY_OK;
-  hy_mech_constraints(m, d, mw);
+  hy_mech_constraints_pos(m, d, mw);
   for (int it = 0; it < CLOSE_MAX_ITER; it++) {
     if (hy_form_factor_dependent(m, d, fw) != HY_OK) return HY_WARN_SINGULAR;
     if (r == 0) return HY_OK;
@@ -135,7 +135,7 @@ hy_status hy_form_close_positions(const hy_model* m, hy_data* d, hy_form_work* f
     }
     if (!isfinite(step)) return HY_NEWTON_NOCONV;
     hy_mech_kinematics_pos(m, d, mw);
-    hy_mech_constraints(m, d, mw);
+    hy_mech_constraints_pos(m, d, mw);
     if (step <= CLOSE_TOL) return hy_form_factor_dependent(m, d, fw);
   }
   return HY_NEWTON_NOCONV;

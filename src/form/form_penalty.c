@@ -2,6 +2,7 @@
 // mass-damping-stiffness orthogonal projections, seed 000_c866e3283107e8a4.txt Eqs. 18-21,
 // integrated by the trapezoidal rule with the relative coordinates and the pressures as
 // unknowns (Eqs. 31, 33-34, 36, 39, 48).
+#include <math.h>
 #include <string.h>
 
 #include "core/core.h"
@@ -26,6 +27,28 @@ static void leading_matrix(const hy_model* m, hy_data* d, hy_form_work* fw, doub
   }
 }
 
+// An Eq. 19 update leaves the multiplier error e as (I - c Phi_z A^-1 Phi_z^T) e, c = dt^2/4 alpha,
+// A factored in fw->A. Its largest column sum bounds the spectral radius.
+static double multiplier_contraction(const hy_model* m, const hy_data* d, hy_form_work* fw,
+                                     double c) {
+  const int nz = m->sizes.nz, neq = m->sizes.neq;
+  double* y = fw->vec2;
+  double bound = 0;
+  for (int f = 0; f < neq; f++) {
+    memcpy(y, d->phi_z + (size_t)f * nz, sizeof(double) * (size_t)nz);
+    hy_chol_solve(nz, fw->A, y);
+    double sum = 0;
+    for (int e = 0; e < neq; e++) {
+      const double* row = d->phi_z + (size_t)e * nz;
+      double g = 0;
+      for (int i = 0; i < nz; i++) g += row[i] * y[i];
+      sum += fabs((e == f ? 1.0 : 0.0) - c * g);
+    }
+    if (sum > bound) bound = sum;
+  }
+  return bound;
+}
+
 hy_status hy_penalty_residual(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
                               const double* x, double* f) {
   const int nz = m->sizes.nz, neq = m->sizes.neq;
@@ -37,7 +60,9 @@ hy_status hy_penalty_residual(const hy_model* m, hy_data* d, hy_form_work* fw, h
     fw->zdd_trap[i] = 4 / (dt * dt) * x[i] + fw->hat_zdd[i];
   }
   hy_form_set_pressures(m, d, fw, x + nz);
-  hy_form_evaluate(m, d, mw, &fw->hyd);
+  hy_mech_kinematics_pos(m, d, mw);
+  if (neq > 0) hy_mech_constraints_pos(m, d, mw);
+  hy_form_evaluate_vel(m, d, mw, &fw->hyd, 0);
   // Eq. 19, for the positions of the previous Newton update
   if (fw->lam_pending) {
     for (int e = 0; e < neq; e++) d->lam[e] += alpha * d->phi[e];
@@ -87,7 +112,7 @@ hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mec
     hy_form_outputs(m, d);
     return HY_OK;
   }
-  hy_mech_constraints(m, d, mw);
+  hy_mech_constraints_pos(m, d, mw);
   // Eq. 19 for the last update
   if (fw->lam_pending) {
     for (int e = 0; e < neq; e++) d->lam[e] += alpha * d->phi[e];
@@ -103,6 +128,7 @@ hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mec
                    "projection matrix not positive definite at t = %g s (coordinate %d)",
                    d->time, col);
   }
+  fw->lam_contraction = multiplier_contraction(m, d, fw, 0.25 * dt * dt * alpha);
   double* v = fw->vec;
   for (int i = 0; i < nz; i++) {
     double s = 0;
@@ -113,7 +139,7 @@ hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mec
   memcpy(d->zd, v, sizeof(double) * (size_t)nz);
   // the bias Phi_z_dot zd with the projected velocities (positions unchanged)
   hy_mech_kinematics_vel(m, d, mw);
-  hy_mech_constraints(m, d, mw);
+  hy_mech_constraints_bias(m, d, mw);
   const double c = 0.25 * dt * dt * alpha;
   for (int i = 0; i < nz; i++) {
     double s = 0;

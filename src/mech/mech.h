@@ -48,6 +48,10 @@ void hy_mech_point_jacobian(const hy_model* m, const hy_data* d, int body, const
 // d->violation = max |Phi_i| (seed 000 Sect. 2.2; planar models give in-plane equations only).
 // Needs hy_mech_kinematics (which also fills the zdd = 0 accelerations the bias uses).
 void hy_mech_constraints(const hy_model* m, hy_data* d, hy_mech_work* w);
+// Its two stages: Phi, Phi_z and the violation from the positions alone (after
+// hy_mech_kinematics_pos), and the bias Phi_z_dot zd alone (after both kinematics stages).
+void hy_mech_constraints_pos(const hy_model* m, hy_data* d, hy_mech_work* w);
+void hy_mech_constraints_bias(const hy_model* m, hy_data* d, hy_mech_work* w);
 // Length, rate and direction of every force element (frc_len, frc_rate, frc_dir). Needs
 // hy_mech_kinematics. The forces themselves (d->frc_force) are set by the caller and applied
 // by hy_mech_dynamics.

@@ -20,8 +20,13 @@
 #include "core/core.h"
 #include "mech/mech.h"
 
+// What an evaluation computes: Phi and Phi_z need the positions only, the bias also needs the
+// velocities (and is not wanted inside a Newton iteration on positions).
+enum { WANT_ROWS = 1, WANT_BIAS = 2 };
+
 // A point or direction fixed on a body (-1 = ground, or a constant), with its time derivatives
-// in the inertial frame; dd is the second derivative with zdd = 0.
+// in the inertial frame; dd is the second derivative with zdd = 0. v and dd are only set when
+// the bias is wanted.
 typedef struct kin3 {
   int body;
   double p[3];   // position (m) or unit direction
@@ -44,10 +49,11 @@ static void body_omega(const hy_data* d, const hy_mech_work* w, int body, const 
 
 // Marker k as a point: x, x_dot (d->mrk_vel) and x_ddot0 = s_ddot0 + w_dot0 x x + w x x_dot.
 static void marker_point(const hy_model* m, const hy_data* d, const hy_mech_work* w, int k,
-                         kin3* out) {
+                         int want, kin3* out) {
   const int b = m->mrk_body[k];
   out->body = b;
   hy_v3_copy(out->p, d->mrk_pos + 3 * k);
+  if (!(want & WANT_BIAS)) return;
   hy_v3_copy(out->v, d->mrk_vel + 3 * k);
   if (b < 0) {
     hy_v3_set(out->dd, 0, 0, 0);
@@ -65,7 +71,7 @@ static void marker_point(const hy_model* m, const hy_data* d, const hy_mech_work
 // A unit vector fixed on `body`, given in the body frame: v = A vb, v_dot = w x v,
 // v_ddot0 = w_dot0 x v + w x v_dot.
 static void body_vector(const hy_data* d, const hy_mech_work* w, int body, const double vb[3],
-                        kin3* out) {
+                        int want, kin3* out) {
   out->body = body;
   if (body < 0) {
     hy_v3_copy(out->p, vb);
@@ -74,6 +80,7 @@ static void body_vector(const hy_data* d, const hy_mech_work* w, int body, const
     return;
   }
   hy_m3_mulv(out->p, d->body_rot + 9 * body, vb);
+  if (!(want & WANT_BIAS)) return;
   const double *om, *al;
   body_omega(d, w, body, &om, &al);
   double t[3];
@@ -94,10 +101,11 @@ static void const_vector(const double c[3], kin3* out) {
 // a x u of two vectors fixed on one body is fixed on that body too; its derivatives follow from
 // the product rule. (Also used for a_A x n in planar models: a body that only turns about the
 // constant n carries a_A x n with it.)
-static void cross_on_body(const kin3* a, const kin3* u, kin3* out) {
+static void cross_on_body(const kin3* a, const kin3* u, int want, kin3* out) {
   double t1[3], t2[3];
   out->body = a->body;
   hy_v3_cross(out->p, a->p, u->p);
+  if (!(want & WANT_BIAS)) return;
   hy_v3_cross(t1, a->v, u->p);
   hy_v3_cross(t2, a->p, u->v);
   hy_v3_add(out->v, t1, t2);
@@ -128,35 +136,47 @@ static void add_point(const hy_model* m, const hy_data* d, int body, const doubl
 }
 
 // Point row r: Phi = c . (x_B - x_A). Bias = c_ddot0 . d + 2 c_dot . d_dot + c . d_ddot0.
-static void point_row(const hy_model* m, hy_data* d, int r, const kin3* c, const kin3* xa,
-                      const kin3* xb) {
-  const int nz = m->sizes.nz;
-  double* row = d->phi_z + (size_t)r * (size_t)nz;
-  memset(row, 0, sizeof(double) * (size_t)nz);
-  double dx[3], dv[3], da[3], t[3];
+static void point_row(const hy_model* m, hy_data* d, int r, int want, const kin3* c,
+                      const kin3* xa, const kin3* xb) {
+  double dx[3];
   hy_v3_sub(dx, xb->p, xa->p);
-  hy_v3_sub(dv, xb->v, xa->v);
-  hy_v3_sub(da, xb->dd, xa->dd);
-  d->phi[r] = hy_v3_dot(c->p, dx);
-  hy_v3_cross(t, c->p, dx);  // (b x c) . d = b . (c x d)
-  add_rotation(m, d, c->body, t, row);
-  add_point(m, d, xb->body, xb->p, c->p, 1.0, row);
-  add_point(m, d, xa->body, xa->p, c->p, -1.0, row);
-  d->phi_bias[r] = hy_v3_dot(c->dd, dx) + 2.0 * hy_v3_dot(c->v, dv) + hy_v3_dot(c->p, da);
+  if (want & WANT_ROWS) {
+    const int nz = m->sizes.nz;
+    double* row = d->phi_z + (size_t)r * (size_t)nz;
+    memset(row, 0, sizeof(double) * (size_t)nz);
+    double t[3];
+    d->phi[r] = hy_v3_dot(c->p, dx);
+    hy_v3_cross(t, c->p, dx);  // (b x c) . d = b . (c x d)
+    add_rotation(m, d, c->body, t, row);
+    add_point(m, d, xb->body, xb->p, c->p, 1.0, row);
+    add_point(m, d, xa->body, xa->p, c->p, -1.0, row);
+  }
+  if (want & WANT_BIAS) {
+    double dv[3], da[3];
+    hy_v3_sub(dv, xb->v, xa->v);
+    hy_v3_sub(da, xb->dd, xa->dd);
+    d->phi_bias[r] = hy_v3_dot(c->dd, dx) + 2.0 * hy_v3_dot(c->v, dv) + hy_v3_dot(c->p, da);
+  }
 }
 
 // Vector row r: Phi = v . w. Bias = v_ddot0 . w + 2 v_dot . w_dot + v . w_ddot0.
-static void vector_row(const hy_model* m, hy_data* d, int r, const kin3* v, const kin3* w) {
-  const int nz = m->sizes.nz;
-  double* row = d->phi_z + (size_t)r * (size_t)nz;
-  memset(row, 0, sizeof(double) * (size_t)nz);
-  double t[3];
-  d->phi[r] = hy_v3_dot(v->p, w->p);
-  hy_v3_cross(t, v->p, w->p);  // (b x v) . w = b . (v x w)
-  add_rotation(m, d, v->body, t, row);
-  hy_v3_scale(t, t, -1.0);  // v . (b x w) = b . (w x v)
-  add_rotation(m, d, w->body, t, row);
-  d->phi_bias[r] = hy_v3_dot(v->dd, w->p) + 2.0 * hy_v3_dot(v->v, w->v) + hy_v3_dot(v->p, w->dd);
+static void vector_row(const hy_model* m, hy_data* d, int r, int want, const kin3* v,
+                       const kin3* w) {
+  if (want & WANT_ROWS) {
+    const int nz = m->sizes.nz;
+    double* row = d->phi_z + (size_t)r * (size_t)nz;
+    memset(row, 0, sizeof(double) * (size_t)nz);
+    double t[3];
+    d->phi[r] = hy_v3_dot(v->p, w->p);
+    hy_v3_cross(t, v->p, w->p);  // (b x v) . w = b . (v x w)
+    add_rotation(m, d, v->body, t, row);
+    hy_v3_scale(t, t, -1.0);  // v . (b x w) = b . (w x v)
+    add_rotation(m, d, w->body, t, row);
+  }
+  if (want & WANT_BIAS) {
+    d->phi_bias[r] =
+        hy_v3_dot(v->dd, w->p) + 2.0 * hy_v3_dot(v->v, w->v) + hy_v3_dot(v->p, w->dd);
+  }
 }
 
 void hy_mech_point_jacobian(const hy_model* m, const hy_data* d, int body, const double x[3],
@@ -175,7 +195,7 @@ void hy_mech_point_jacobian(const hy_model* m, const hy_data* d, int body, const
   }
 }
 
-void hy_mech_constraints(const hy_model* m, hy_data* d, hy_mech_work* w) {
+static void constraints(const hy_model* m, hy_data* d, hy_mech_work* w, int want) {
   static const double ex[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
   double viol = 0;
   for (int k = 0; k < m->sizes.ncut; k++) {
@@ -183,10 +203,10 @@ void hy_mech_constraints(const hy_model* m, hy_data* d, hy_mech_work* w) {
     const int ba = m->mrk_body[ma], bb = m->mrk_body[mb];
     const int r0 = m->cut_eqadr[k];
     kin3 xa, xb, aa, ab, c;
-    marker_point(m, d, w, ma, &xa);
-    marker_point(m, d, w, mb, &xb);
-    body_vector(d, w, ba, m->cut_axis_a + 3 * k, &aa);
-    body_vector(d, w, bb, m->cut_axis_b + 3 * k, &ab);
+    marker_point(m, d, w, ma, want, &xa);
+    marker_point(m, d, w, mb, want, &xb);
+    body_vector(d, w, ba, m->cut_axis_a + 3 * k, want, &aa);
+    body_vector(d, w, bb, m->cut_axis_b + 3 * k, want, &ab);
     const hy_cut_type type = (hy_cut_type)m->cut_type[k];
 
     if (m->planar) {
@@ -195,51 +215,66 @@ void hy_mech_constraints(const hy_model* m, hy_data* d, hy_mech_work* w) {
         // A. B's point stays on the line (p_A . d = 0) and B's axis along it (p_A . a_B = 0).
         kin3 nn;
         const_vector(m->plane_normal, &nn);
-        cross_on_body(&aa, &nn, &c);  // a_A x n, then flip to n x a_A
+        cross_on_body(&aa, &nn, want, &c);  // a_A x n, then flip to n x a_A
         hy_v3_scale(c.p, c.p, -1.0);
-        hy_v3_scale(c.v, c.v, -1.0);
-        hy_v3_scale(c.dd, c.dd, -1.0);
-        point_row(m, d, r0, &c, &xa, &xb);
-        vector_row(m, d, r0 + 1, &c, &ab);
+        if (want & WANT_BIAS) {
+          hy_v3_scale(c.v, c.v, -1.0);
+          hy_v3_scale(c.dd, c.dd, -1.0);
+        }
+        point_row(m, d, r0, want, &c, &xa, &xb);
+        vector_row(m, d, r0 + 1, want, &c, &ab);
       } else {
         // revolute and spherical: the points coincide in the plane
         const_vector(m->plane_e1, &c);
-        point_row(m, d, r0, &c, &xa, &xb);
+        point_row(m, d, r0, want, &c, &xa, &xb);
         const_vector(m->plane_e2, &c);
-        point_row(m, d, r0 + 1, &c, &xa, &xb);
+        point_row(m, d, r0 + 1, want, &c, &xa, &xb);
       }
     } else if (type == HY_CUT_SPHERICAL || type == HY_CUT_REVOLUTE) {
       // points coincide: Phi = x_B - x_A (3 equations)
       for (int i = 0; i < 3; i++) {
         const_vector(ex[i], &c);
-        point_row(m, d, r0 + i, &c, &xa, &xb);
+        point_row(m, d, r0 + i, want, &c, &xa, &xb);
       }
       if (type == HY_CUT_REVOLUTE) {
         // a_B parallel to a_A: a_A is perpendicular to u_B and to a_B x u_B, both fixed on B
         kin3 ub, vb;
-        body_vector(d, w, bb, m->cut_up_b + 3 * k, &ub);
-        cross_on_body(&ab, &ub, &vb);
-        vector_row(m, d, r0 + 3, &aa, &ub);
-        vector_row(m, d, r0 + 4, &aa, &vb);
+        body_vector(d, w, bb, m->cut_up_b + 3 * k, want, &ub);
+        cross_on_body(&ab, &ub, want, &vb);
+        vector_row(m, d, r0 + 3, want, &aa, &ub);
+        vector_row(m, d, r0 + 4, want, &aa, &vb);
       }
     } else {
       // translational: B's point on A's line (u_A . d = 0, (a_A x u_A) . d = 0), a_B parallel
       // to a_A (a_A . u_B = 0, a_A . (a_B x u_B) = 0) and no turn about it ((a_A x u_A) . u_B)
       kin3 ua, ub, va, vb;
-      body_vector(d, w, ba, m->cut_up_a + 3 * k, &ua);
-      body_vector(d, w, bb, m->cut_up_b + 3 * k, &ub);
-      cross_on_body(&aa, &ua, &va);
-      cross_on_body(&ab, &ub, &vb);
-      point_row(m, d, r0, &ua, &xa, &xb);
-      point_row(m, d, r0 + 1, &va, &xa, &xb);
-      vector_row(m, d, r0 + 2, &aa, &ub);
-      vector_row(m, d, r0 + 3, &aa, &vb);
-      vector_row(m, d, r0 + 4, &va, &ub);
+      body_vector(d, w, ba, m->cut_up_a + 3 * k, want, &ua);
+      body_vector(d, w, bb, m->cut_up_b + 3 * k, want, &ub);
+      cross_on_body(&aa, &ua, want, &va);
+      cross_on_body(&ab, &ub, want, &vb);
+      point_row(m, d, r0, want, &ua, &xa, &xb);
+      point_row(m, d, r0 + 1, want, &va, &xa, &xb);
+      vector_row(m, d, r0 + 2, want, &aa, &ub);
+      vector_row(m, d, r0 + 3, want, &aa, &vb);
+      vector_row(m, d, r0 + 4, want, &va, &ub);
     }
     for (int r = r0; r < r0 + m->cut_neq[k]; r++) viol = fmax(viol, fabs(d->phi[r]));
   }
-  d->violation = viol;
+  if (want & WANT_ROWS) d->violation = viol;
 }
+
+void hy_mech_constraints(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  constraints(m, d, w, WANT_ROWS | WANT_BIAS);
+}
+
+void hy_mech_constraints_pos(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  constraints(m, d, w, WANT_ROWS);
+}
+
+void hy_mech_constraints_bias(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  constraints(m, d, w, WANT_BIAS);
+}
+
 
 void hy_mech_force_geometry(const hy_model* m, hy_data* d) {
   for (int k = 0; k < m->sizes.nfrc; k++) {

