@@ -15,7 +15,7 @@ size_t hy_form_work_doubles(const hy_model* m) {
          + 4 * nz * nz            // A, Rz, Mr, W
          + 3 * nz                 // vec, vec2, S
          + neq * neq + neq * nz   // Pd, full
-         + nz * (nf + 3)          // G, one point Jacobian
+         + nz * nf                // G
          + hy_hyd_work_size(m)    // hydraulic derivatives
          + 5 * nv + (size_t)m->sizes.nvlv      // p_k, pd_k, hat_pd, pd_trap, pd_km1, U_k
          + (size_t)m->sizes.ncyl * nz;         // jac_s
@@ -59,8 +59,6 @@ void hy_form_work_bind(const hy_model* m, hy_form_work* fw, double* p, int* q) {
   p += neq * nz;
   fw->G = p;
   p += nz * nf;
-  fw->jac = p;
-  p += 3 * nz;
   fw->jac_s = p;
   p += (size_t)m->sizes.ncyl * nz;
   hy_hyd_work_bind(m, &fw->hyd, p);
@@ -107,22 +105,19 @@ void hy_form_outputs(const hy_model* m, hy_data* d) {
   hy_mech_energy(m, d);
 }
 
+// d|s|/dz of force element k into row (nz): the rates of its markers along its direction
+// (needs the force geometry).
+static void length_jacobian(const hy_model* m, const hy_data* d, int k, double* row) {
+  memset(row, 0, sizeof(double) * (size_t)m->sizes.nz);
+  const double* dir = d->frc_dir + 3 * k;
+  const int mb = m->frc_mrk_b[k], ma = m->frc_mrk_a[k];
+  hy_mech_add_point_along(m, d, m->mrk_body[mb], d->mrk_pos + 3 * mb, dir, 1.0, row);
+  hy_mech_add_point_along(m, d, m->mrk_body[ma], d->mrk_pos + 3 * ma, dir, -1.0, row);
+}
+
 void hy_form_cylinder_jacobians(const hy_model* m, hy_data* d, hy_form_work* fw) {
-  const int nz = m->sizes.nz;
   for (int c = 0; c < m->sizes.ncyl; c++) {
-    const int k = m->cyl_frc[c];
-    double* row = fw->jac_s + (size_t)c * nz;
-    memset(row, 0, sizeof(double) * (size_t)nz);
-    const int ends[2] = {m->frc_mrk_b[k], m->frc_mrk_a[k]};
-    for (int e = 0; e < 2; e++) {
-      const int mk = ends[e];
-      if (m->mrk_body[mk] < 0) continue;
-      hy_mech_point_jacobian(m, d, m->mrk_body[mk], d->mrk_pos + 3 * mk, fw->jac);
-      const double sign = e == 0 ? 1.0 : -1.0;
-      for (int i = 0; i < nz; i++) {
-        for (int a = 0; a < 3; a++) row[i] += sign * d->frc_dir[3 * k + a] * fw->jac[a * nz + i];
-      }
-    }
+    length_jacobian(m, d, m->cyl_frc[c], fw->jac_s + (size_t)c * m->sizes.nz);
   }
 }
 
@@ -199,16 +194,7 @@ static hy_status equilibrium_forces(const hy_model* m, hy_data* d, hy_form_work*
     if (!m->frc_equilibrium[k]) continue;
     which[e] = k;
     double* g = g_all + (size_t)e * nz;
-    memset(g, 0, sizeof(double) * (size_t)nz);
-    const int ends[2] = {m->frc_mrk_b[k], m->frc_mrk_a[k]};
-    for (int s = 0; s < 2; s++) {
-      const int mk = ends[s];
-      hy_mech_point_jacobian(m, d, m->mrk_body[mk], d->mrk_pos + 3 * mk, fw->jac);
-      const double sign = s == 0 ? 1.0 : -1.0;
-      for (int i = 0; i < nz; i++) {
-        for (int c = 0; c < 3; c++) g[i] += sign * d->frc_dir[3 * k + c] * fw->jac[c * nz + i];
-      }
-    }
+    length_jacobian(m, d, k, g);
     for (int a = 0; a < f; a++) {
       double s = 0;
       for (int i = 0; i < nz; i++) s += fw->Rz[i * f + a] * g[i];

@@ -47,7 +47,6 @@ typedef struct hy_form_work {
   int* rperm;       //                                                            (neq)
   int* cperm;       //                                                            (nz)
   double* G;        // generalized forces of unit equilibrium forces              (nz x nfrc)
-  double* jac;      // one point Jacobian                                         (3 x nz)
   // hydraulics, monolithic with the mechanics (seed 000 Sect. 4, Eqs. 30-39)
   hy_hyd_work hyd;  // derivatives of the hydraulics
   double* p_k;      // pressures, rates and spools at the start of the step        (nvol)

@@ -9,14 +9,29 @@
 #include "form/form_impl.h"
 #include "form/form_methods.h"
 
+// Sets the independent coordinates to x and moves the dependent ones with them by R_z of the
+// last evaluation (Eq. 14 to first order), so that the loop closure starts within the square
+// of the change. At a step's first evaluation x is the predictor already: nothing moves.
+static void set_independent(const hy_model* m, hy_data* d, const hy_form_work* fw,
+                            const double* x) {
+  const int nz = m->sizes.nz, nf = d->ndof;
+  const int* ind = d->part;
+  for (int i = nf; i < nz; i++) {
+    const int j = d->part[i];
+    double s = 0;
+    for (int c = 0; c < nf; c++) s += fw->Rz[j * nf + c] * (x[c] - d->z[ind[c]]);
+    d->z[j] += s;
+  }
+  for (int c = 0; c < nf; c++) d->z[ind[c]] = x[c];
+}
+
 hy_status hy_doublestep_residual(const hy_model* m, hy_data* d, hy_form_work* fw,
                                  hy_mech_work* mw, const double* x, double* f) {
   const int nz = m->sizes.nz, nf = d->ndof;
   const int* ind = d->part;
   const double dt = fw->dt;
-  // positions: the independent ones are the unknowns, the dependent ones close the loops,
-  // starting from their last values (the predictor at the first iteration)
-  for (int c = 0; c < nf; c++) d->z[ind[c]] = x[c];
+  // positions: the independent ones are the unknowns, the dependent ones close the loops
+  set_independent(m, d, fw, x);
   hy_status st = hy_form_close_positions(m, d, fw, mw);
   if (st != HY_OK) {
     return HY_FAIL(&d->err, HY_NEWTON_NOCONV,
@@ -86,7 +101,7 @@ hy_status hy_doublestep_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_
   const double dt = fw->dt;
   // the two steps once more at the converged unknowns, without the dynamics: positions and
   // velocities closed exactly, accelerations by Eq. 15
-  for (int c = 0; c < nf; c++) d->z[ind[c]] = x[c];
+  set_independent(m, d, fw, x);
   if (hy_form_close_positions(m, d, fw, mw) != HY_OK) {
     return HY_FAIL(&d->err, HY_NEWTON_NOCONV,
                    "loop closure failed at t = %g s (constraint residual %.3g)", d->time,

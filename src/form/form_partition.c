@@ -13,6 +13,9 @@
 // convergence leaves an error far smaller after it is applied, so finite-difference tangents
 // over the independent coordinates stay accurate.
 #define CLOSE_TOL 1e-11
+// A correction this small is round-off of the coordinates themselves: the loops are closed as
+// they are, and the evaluation at hand is kept.
+#define CLOSE_ROUNDOFF 1e-14
 #define CLOSE_MAX_ITER 30
 
 static void sort_ints(int* v, int n) {
@@ -129,11 +132,10 @@ hy_status hy_form_close_positions(const hy_model* m, hy_data* d, hy_form_work* f
     for (int i = 0; i < r; i++) delta[i] = -d->phi[fw->rowsel[i]];
     hy_lu_solve(r, fw->Pd, fw->pivd, delta);
     double step = 0;
-    for (int j = 0; j < r; j++) {
-      d->z[dep[j]] += delta[j];
-      step = fmax(step, fabs(delta[j]));
-    }
+    for (int j = 0; j < r; j++) step = fmax(step, fabs(delta[j]));
     if (!isfinite(step)) return HY_NEWTON_NOCONV;
+    if (step <= CLOSE_ROUNDOFF) return HY_OK;
+    for (int j = 0; j < r; j++) d->z[dep[j]] += delta[j];
     hy_mech_kinematics_pos(m, d, mw);
     hy_mech_constraints_pos(m, d, mw);
     if (step <= CLOSE_TOL) return hy_form_factor_dependent(m, d, fw);

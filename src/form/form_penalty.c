@@ -106,8 +106,10 @@ hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mec
     fw->zdd_trap[i] = 4 / (dt * dt) * x[i] + fw->hat_zdd[i];
   }
   hy_form_set_pressures(m, d, fw, x + nz);
-  hy_mech_kinematics(m, d, mw);
+  // positions now; velocities once they are projected
+  hy_mech_kinematics_pos(m, d, mw);
   if (neq == 0) {
+    hy_mech_kinematics_vel(m, d, mw);
     memcpy(d->zdd, fw->zdd_trap, sizeof(double) * (size_t)nz);
     hy_form_outputs(m, d);
     return HY_OK;

@@ -44,6 +44,11 @@ hy_status hy_mech_accelerations(const hy_model* m, hy_data* d, hy_mech_work* w);
 // zero elsewhere. J is 3 x nz, row-major. Needs hy_mech_kinematics.
 void hy_mech_point_jacobian(const hy_model* m, const hy_data* d, int body, const double x[3],
                             double* J);
+// row[zadr_i] += sign c . (b_i[0:3] + b_i[3:6] x x) for the joints i on the path of `body` (-1 =
+// ground: nothing): c . dx/dz, the rate of a point x fixed on the body along c, accumulated.
+// Needs hy_mech_kinematics_pos.
+void hy_mech_add_point_along(const hy_model* m, const hy_data* d, int body, const double x[3],
+                             const double c[3], double sign, double* row);
 // Phi, Phi_z and Phi_z_dot zd of every cut joint into d->phi, d->phi_z, d->phi_bias, and
 // d->violation = max |Phi_i| (seed 000 Sect. 2.2; planar models give in-plane equations only).
 // Needs hy_mech_kinematics (which also fills the zdd = 0 accelerations the bias uses).

@@ -124,9 +124,8 @@ static void add_rotation(const hy_model* m, const hy_data* d, int body, const do
   }
 }
 
-// row[zadr_i] += sign c . (b_i[0:3] + b_i[3:6] x x) for the joints i on body's path: c . dx/dz.
-static void add_point(const hy_model* m, const hy_data* d, int body, const double x[3],
-                      const double c[3], double sign, double* row) {
+void hy_mech_add_point_along(const hy_model* m, const hy_data* d, int body, const double x[3],
+                             const double c[3], double sign, double* row) {
   double xc[3];
   hy_v3_cross(xc, x, c);  // c . (b x x) = b . (x x c)
   for (int j = body; j >= 0; j = m->body_parent[j]) {
@@ -148,8 +147,8 @@ static void point_row(const hy_model* m, hy_data* d, int r, int want, const kin3
     d->phi[r] = hy_v3_dot(c->p, dx);
     hy_v3_cross(t, c->p, dx);  // (b x c) . d = b . (c x d)
     add_rotation(m, d, c->body, t, row);
-    add_point(m, d, xb->body, xb->p, c->p, 1.0, row);
-    add_point(m, d, xa->body, xa->p, c->p, -1.0, row);
+    hy_mech_add_point_along(m, d, xb->body, xb->p, c->p, 1.0, row);
+    hy_mech_add_point_along(m, d, xa->body, xa->p, c->p, -1.0, row);
   }
   if (want & WANT_BIAS) {
     double dv[3], da[3];
