@@ -9,7 +9,9 @@
 // Numbers of a body inertia kept as (m, m g, J_O), see mech_dynamics.c.
 #define HY_MECH_INERTIA_SIZE 13
 
-// Work arrays of the mechanics, owned by the data's private workspace.
+// Work arrays of the mechanics, owned by the data's private workspace. On planar models
+// hy_mech_dynamics leaves body_M, body_Q and comp_Q alone and keeps its own per-body records
+// in comp_M (see mech_dynamics.c).
 typedef struct hy_mech_work {
   double* body_M;    // M-bar_j of each body, Eq. 9, as (m, m g, J_O)          (nbody x 13)
   double* body_Q;    // Q-bar_j - M-bar_j * Zd0_j: forces less velocity terms  (nbody x 6)
@@ -33,9 +35,13 @@ void hy_mech_kinematics(const hy_model* m, hy_data* d, hy_mech_work* w);
 // of velocities alone does not recompute positions.
 void hy_mech_kinematics_pos(const hy_model* m, hy_data* d, hy_mech_work* w);
 void hy_mech_kinematics_vel(const hy_model* m, hy_data* d, hy_mech_work* w);
-// M'(z) and Q'(z, zd, t) by composite accumulation from the leaves to the root, Eqs. 8-12.
-// Needs hy_mech_kinematics first.
+// M'(z) and Q'(z, zd, t) by composite accumulation from the leaves to the root, Eqs. 8-12,
+// into d->M and d->Q (and the applied loads into w->load_val). Needs hy_mech_kinematics first.
+// Planar models take a path with planar inertias and loads, a fraction of the work.
 void hy_mech_dynamics(const hy_model* m, hy_data* d, hy_mech_work* w);
+// The same with 3-D spatial quantities, for any model: the reference the planar path is tested
+// against.
+void hy_mech_dynamics_general(const hy_model* m, hy_data* d, hy_mech_work* w);
 // Solves M' zdd = Q' and fills body accelerations (Eq. 3). Returns HY_ERR_SINGULAR with a
 // message in d->err when M' is not positive definite (a massless subtree, say).
 hy_status hy_mech_accelerations(const hy_model* m, hy_data* d, hy_mech_work* w);

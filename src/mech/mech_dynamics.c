@@ -36,7 +36,36 @@ static void eval_loads(const hy_model* m, double t, double* val) {
   }
 }
 
-void hy_mech_dynamics(const hy_model* m, hy_data* d, hy_mech_work* w) {
+// Everything applied to the bodies, as items: the loads, then both ends of each force element.
+static int applied_count(const hy_model* m) { return m->sizes.nload + 2 * m->sizes.nfrc; }
+
+// The wrench about the inertial origin that applied item `item` puts on Z of its body, and that
+// body (-1 = ground, where it does no work on the tree). A load's force f at x acts as
+// [f; x x f], its torque as [0; tau]; a force element pushes with +F along the a -> b direction
+// at marker b and -F at marker a (seed 000 Eq. 10 with the cylinder force written along s, after
+// Eq. 45). Needs eval_loads.
+static int applied_wrench(const hy_model* m, const hy_data* d, const hy_mech_work* w, int item,
+                          double wr[6]) {
+  const int nload = m->sizes.nload;
+  const int k = item < nload ? item : (item - nload) / 2;  // the load or the force element
+  const int at_b = item >= nload && (item - nload) % 2 == 0;
+  const int mk = item < nload ? m->load_mrk[k] : at_b ? m->frc_mrk_b[k] : m->frc_mrk_a[k];
+  const int body = m->mrk_body[mk];
+  if (body < 0) return -1;
+  if (item >= nload) {
+    hy_v3_scale(wr, d->frc_dir + 3 * k, at_b ? d->frc_force[k] : -d->frc_force[k]);
+  } else if (m->load_type[k] == HY_LOAD_FORCE) {
+    hy_v3_copy(wr, w->load_val + 3 * k);
+  } else {
+    hy_v3_set(wr, 0, 0, 0);
+    hy_v3_copy(wr + 3, w->load_val + 3 * k);
+    return body;
+  }
+  hy_v3_cross(wr + 3, d->mrk_pos + 3 * mk, wr);
+  return body;
+}
+
+void hy_mech_dynamics_general(const hy_model* m, hy_data* d, hy_mech_work* w) {
   const int nb = m->sizes.nbody, nz = m->sizes.nz;
   const double* grav = m->opt.gravity;
 
@@ -88,40 +117,10 @@ void hy_mech_dynamics(const hy_model* m, hy_data* d, hy_mech_work* w) {
     for (int k = 0; k < 6; k++) Qb[k] -= MZd0[k];
   }
 
-  // applied loads: a force f at x acts as [f; x x f] on Z, a torque as [0; tau]
-  for (int k = 0; k < m->sizes.nload; k++) {
-    const int bk = m->mrk_body[m->load_mrk[k]];
-    if (bk < 0) continue;  // a load on ground does no work on the tree
-    double* Qb = w->body_Q + 6 * bk;
-    const double* v = w->load_val + 3 * k;
-    if (m->load_type[k] == HY_LOAD_FORCE) {
-      double xf[3];
-      hy_v3_cross(xf, d->mrk_pos + 3 * m->load_mrk[k], v);
-      for (int c = 0; c < 3; c++) {
-        Qb[c] += v[c];
-        Qb[3 + c] += xf[c];
-      }
-    } else {
-      for (int c = 0; c < 3; c++) Qb[3 + c] += v[c];
-    }
-  }
-
-  // force elements: +F along the a -> b direction at marker b, -F at marker a (seed 000 Eq. 10
-  // with the cylinder force written along s, after Eq. 45)
-  for (int k = 0; k < m->sizes.nfrc; k++) {
-    const int ends[2] = {m->frc_mrk_b[k], m->frc_mrk_a[k]};
-    for (int e = 0; e < 2; e++) {
-      const int bk = m->mrk_body[ends[e]];
-      if (bk < 0) continue;
-      double f[3], xf[3];
-      hy_v3_scale(f, d->frc_dir + 3 * k, e == 0 ? d->frc_force[k] : -d->frc_force[k]);
-      hy_v3_cross(xf, d->mrk_pos + 3 * ends[e], f);
-      double* Qb = w->body_Q + 6 * bk;
-      for (int c = 0; c < 3; c++) {
-        Qb[c] += f[c];
-        Qb[3 + c] += xf[c];
-      }
-    }
+  for (int item = 0; item < applied_count(m); item++) {
+    double wr[6];
+    const int bk = applied_wrench(m, d, w, item, wr);
+    if (bk >= 0) hy_sv_add(w->body_Q + 6 * bk, w->body_Q + 6 * bk, wr);
   }
 
   // composites from the leaves to the root (children have larger indices than parents)
@@ -148,6 +147,145 @@ void hy_mech_dynamics(const hy_model* m, hy_data* d, hy_mech_work* w) {
       d->M[zk * nz + zi] = v;
     }
     d->Q[zi] = hy_sv_dot(d->jnt_b + 6 * i, w->comp_Q + 6 * i);
+  }
+}
+
+//----- planar models -----------------------------------------------------------------------------
+
+// In a planar model every b_j = [b_lin; b_ang] has b_lin in the plane and b_ang along its
+// normal n, so b_i^T M-bar b_k and b_i^T Q-bar see only the planar triple (e1.b_lin, e2.b_lin,
+// n.b_ang) of b and of M-bar b: of the inertia only m, the in-plane part of c = m g and
+// J_nn = n^T J_O n, of a load only its in-plane force and its moment about n. Out-of-plane
+// components (gravity, offsets or loads along n, products of inertia with n) drop out exactly as
+// they do in the 3-D products.
+//
+// Each body gets a record of PLANAR_SIZE doubles in w->comp_M, which only the 3-D path uses:
+// its subtree's inertia (m, c.e1, c.e2, J_nn) and load (force along e1, e2, moment about n
+// through the origin), summed from the leaves, then the joint's planar b.
+enum { PLANAR_INERTIA = 0, PLANAR_LOAD = 4, PLANAR_B = 7, PLANAR_SIZE = 10 };
+_Static_assert(PLANAR_SIZE <= HY_MECH_INERTIA_SIZE, "a planar record fits in comp_M");
+
+// The planar triple of M-bar v = [m v_lin - c x w; c x v_lin + J_O w] from the inertia
+// (m, c1, c2, J_nn) and the triple (v1, v2, w) of v: c x n = (c2, -c1) in the plane,
+// n . (c x v_lin) = c1 v2 - c2 v1 and n . J_O n = J_nn.
+static void planar_inertia_mulv(double r[3], const double I[4], const double v[3]) {
+  r[0] = I[0] * v[0] - I[2] * v[2];
+  r[1] = I[0] * v[1] + I[1] * v[2];
+  r[2] = I[1] * v[1] - I[2] * v[0] + I[3] * v[2];
+}
+
+// Adds a subtree's inertia and load to its parent's record (written out: a loop of 7 is not
+// unrolled at -O2 and costs twice as much).
+static void planar_add(double* restrict parent, const double* restrict child) {
+  parent[0] += child[0];
+  parent[1] += child[1];
+  parent[2] += child[2];
+  parent[3] += child[3];
+  parent[4] += child[4];
+  parent[5] += child[5];
+  parent[6] += child[6];
+}
+
+// n^T A J_body A^T n, body j's inertia about the axis through its centre of mass along n. A^T n
+// is the normal in body axes: for a revolute joint, its child axis up to a sign that drops out
+// (the axis is fixed in the body and parallel to n); a coordinate axis picks a diagonal element.
+static double inertia_about_normal(const hy_model* m, const hy_data* d, int j, const double n[3]) {
+  const double* Jb = m->body_inertia + 9 * j;
+  double nb[3], Jn[3];
+  if (m->jnt_type[j] == HY_JOINT_REVOLUTE) {
+    const int shape = m->jnt_shape[j];
+    if (shape & HY_JNT_AXIS_X) return Jb[0];
+    if (shape & HY_JNT_AXIS_Y) return Jb[4];
+    if (shape & HY_JNT_AXIS_Z) return Jb[8];
+    hy_v3_copy(nb, m->jnt_caxis + 3 * j);
+  } else {
+    hy_m3_mulTv(nb, d->body_rot + 9 * j, n);
+  }
+  hy_m3_mulv(Jn, Jb, nb);
+  return hy_v3_dot(nb, Jn);
+}
+
+// M' and Q' of a planar model, equal to those of hy_mech_dynamics_general up to round-off.
+static void dynamics_planar(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  const int nb = m->sizes.nbody, nz = m->sizes.nz;
+  // copies, so that stores into the records cannot be taken to change them
+  double e1[3], e2[3], n[3];
+  hy_v3_copy(e1, m->plane_e1);
+  hy_v3_copy(e2, m->plane_e2);
+  hy_v3_copy(n, m->plane_normal);
+  const double grav1 = hy_v3_dot(e1, m->opt.gravity), grav2 = hy_v3_dot(e2, m->opt.gravity);
+  double* rec = w->comp_M;
+
+  eval_loads(m, d->time, w->load_val);
+
+  for (int j = 0; j < nb; j++) {
+    const double mass = m->body_mass[j];
+    const double* g = d->body_com + 3 * j;
+    const double* Z = d->body_Z + 6 * j;
+    const double* Zd0 = w->body_Zd0 + 6 * j;
+    const double* b = d->jnt_b + 6 * j;
+
+    // centre of mass, its velocity g_dot = s_dot + w x g and its acceleration at zdd = 0,
+    // g_ddot = s_ddot + w_dot x g + w x g_dot (as in the 3-D path), in the plane, where
+    // n x (x1, x2) = (-x2, x1). The angular acceleration at zdd = 0, the sum of w_parent x u_j zd_j
+    // over the path, vanishes: every w and every revolute axis u lies along n.
+    const double g1 = hy_v3_dot(e1, g), g2 = hy_v3_dot(e2, g);
+    const double om = hy_v3_dot(n, Z + 3);
+    const double gd1 = hy_v3_dot(e1, Z) - om * g2, gd2 = hy_v3_dot(e2, Z) + om * g1;
+    const double gdd1 = hy_v3_dot(e1, Zd0) - om * gd2, gdd2 = hy_v3_dot(e2, Zd0) + om * gd1;
+    // gravity less the inertia force at the centre of mass, and its moment about the origin; the
+    // gyroscopic w x J w is perpendicular to w, so it has no n component
+    const double f1 = mass * (grav1 - gdd1), f2 = mass * (grav2 - gdd2);
+    double* r = rec + PLANAR_SIZE * j;
+    r[PLANAR_INERTIA] = mass;
+    r[PLANAR_INERTIA + 1] = mass * g1;
+    r[PLANAR_INERTIA + 2] = mass * g2;
+    r[PLANAR_INERTIA + 3] = inertia_about_normal(m, d, j, n) + mass * (g1 * g1 + g2 * g2);
+    r[PLANAR_LOAD] = f1;
+    r[PLANAR_LOAD + 1] = f2;
+    r[PLANAR_LOAD + 2] = g1 * f2 - g2 * f1;
+    r[PLANAR_B] = hy_v3_dot(e1, b);
+    r[PLANAR_B + 1] = hy_v3_dot(e2, b);
+    r[PLANAR_B + 2] = hy_v3_dot(n, b + 3);
+  }
+
+  const int napplied = applied_count(m);
+  for (int item = 0; item < napplied; item++) {
+    double wr[6];
+    const int bk = applied_wrench(m, d, w, item, wr);
+    if (bk < 0) continue;
+    double* f = rec + PLANAR_SIZE * bk + PLANAR_LOAD;
+    f[0] += hy_v3_dot(e1, wr);
+    f[1] += hy_v3_dot(e2, wr);
+    f[2] += hy_v3_dot(n, wr + 3);
+  }
+
+  // from the leaves to the root: a record is complete when its turn comes, since descendants
+  // have larger indices; then M'_ik = b_i^T Mc_i b_k for i and its ancestors k, Q'_i = b_i^T Qc_i
+  double* M = d->M;
+  memset(M, 0, sizeof(double) * (size_t)nz * (size_t)nz);
+  for (int i = nb - 1; i >= 0; i--) {
+    const double* r = rec + PLANAR_SIZE * i;
+    const int zi = m->jnt_zadr[i];
+    double Mcb[3];
+    planar_inertia_mulv(Mcb, r + PLANAR_INERTIA, r + PLANAR_B);
+    for (int k = i; k >= 0; k = m->body_parent[k]) {
+      const int zk = m->jnt_zadr[k];
+      const double v = hy_v3_dot(rec + PLANAR_SIZE * k + PLANAR_B, Mcb);
+      M[zi * nz + zk] = v;
+      M[zk * nz + zi] = v;
+    }
+    d->Q[zi] = hy_v3_dot(r + PLANAR_B, r + PLANAR_LOAD);
+    const int p = m->body_parent[i];
+    if (p >= 0) planar_add(rec + PLANAR_SIZE * p, r);
+  }
+}
+
+void hy_mech_dynamics(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  if (m->planar) {
+    dynamics_planar(m, d, w);
+  } else {
+    hy_mech_dynamics_general(m, d, w);
   }
 }
 
