@@ -338,6 +338,7 @@ hy_status hy_form_init(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_
   }
   d->stats.npartition = 0;
   fw->nlam_hist = 0;
+  fw->skip_derivatives = 0;
   fw->lam_contraction = 1;
   d->assembly_shift = 0;
   d->static_residual = 0;

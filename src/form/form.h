@@ -49,6 +49,9 @@ typedef struct hy_form_work {
   double* G;        // generalized forces of unit equilibrium forces              (nz x nfrc)
   // hydraulics, monolithic with the mechanics (seed 000 Sect. 4, Eqs. 30-39)
   hy_hyd_work hyd;  // derivatives of the hydraulics
+  int skip_derivatives;  // set by the Newton iteration when no tangent is formed from the next
+                         // residual: the hydraulic derivatives are then not evaluated, and
+                         // hyd keeps those of the last evaluation that had them
   double* p_k;      // pressures, rates and spools at the start of the step        (nvol)
   double* pd_k;     //                                                            (nvol)
   double* U_k;      //                                                            (nvlv)

@@ -42,7 +42,7 @@ hy_status hy_doublestep_residual(const hy_model* m, hy_data* d, hy_form_work* fw
   for (int c = 0; c < nf; c++) d->zd[ind[c]] = 2 / dt * x[c] + fw->hat_zd[ind[c]];
   hy_form_close_velocities(m, d, fw);
   hy_form_set_pressures(m, d, fw, x + nf);
-  hy_form_evaluate_vel(m, d, mw, &fw->hyd, 1);
+  hy_form_evaluate_vel(m, d, mw, fw->skip_derivatives ? NULL : &fw->hyd, 1);
   hy_form_velocity_transform(m, d, fw);
   // accelerations: Eq. 33 on the independent ones, Eq. 15 for all
   double* zdd_i = fw->zdd_trap;

@@ -62,7 +62,7 @@ hy_status hy_penalty_residual(const hy_model* m, hy_data* d, hy_form_work* fw, h
   hy_form_set_pressures(m, d, fw, x + nz);
   hy_mech_kinematics_pos(m, d, mw);
   if (neq > 0) hy_mech_constraints_pos(m, d, mw);
-  hy_form_evaluate_vel(m, d, mw, &fw->hyd, 0);
+  hy_form_evaluate_vel(m, d, mw, fw->skip_derivatives ? NULL : &fw->hyd, 0);
   // Eq. 19, for the positions of the previous Newton update
   if (fw->lam_pending) {
     for (int e = 0; e < neq; e++) d->lam[e] += alpha * d->phi[e];
@@ -98,8 +98,9 @@ hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mec
                          const double* x) {
   const int nz = m->sizes.nz, neq = m->sizes.neq;
   const double dt = fw->dt, alpha = m->opt.penalty;
-  // the state at the converged unknowns (Eq. 33); M' and the cylinder derivatives stay those of
-  // the last Newton evaluation, one correction below the tolerance earlier
+  // the state at the converged unknowns (Eq. 33); M' stays that of the last Newton evaluation,
+  // one correction below the tolerance earlier, and the cylinder derivatives those of the
+  // evaluation the tangent was formed at (docs/formulations.md, "End of a step")
   for (int i = 0; i < nz; i++) {
     d->z[i] = x[i];
     d->zd[i] = 2 / dt * x[i] + fw->hat_zd[i];

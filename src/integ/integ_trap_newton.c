@@ -56,7 +56,10 @@ hy_status hy_integ_trap_newton_step(const hy_model* m, hy_data* d, hy_form_work*
   const double tol_mech = m->opt.tol_pos, tol_hyd = m->opt.tol_p;
   while (it < m->opt.max_iter) {
     it++;
+    // modified Newton forms no tangent after the first iteration: its derivatives are not needed
+    fw->skip_derivatives = it > 1 && m->opt.reuse_tangent;
     st = hy_form_residual(m, d, fw, mw, nw->x, nw->f);
+    fw->skip_derivatives = 0;
     if (st != HY_OK) break;
     res_mech = res_hyd = 0;
     for (int i = 0; i < n; i++) {
