@@ -204,9 +204,12 @@ static void constraints(const hy_model* m, hy_data* d, hy_mech_work* w, int want
     kin3 xa, xb, aa, ab, c;
     marker_point(m, d, w, ma, want, &xa);
     marker_point(m, d, w, mb, want, &xb);
-    body_vector(d, w, ba, m->cut_axis_a + 3 * k, want, &aa);
-    body_vector(d, w, bb, m->cut_axis_b + 3 * k, want, &ab);
     const hy_cut_type type = (hy_cut_type)m->cut_type[k];
+    // the axes, except where only the points matter (planar revolute and spherical cuts)
+    if (!m->planar || type == HY_CUT_TRANSLATIONAL) {
+      body_vector(d, w, ba, m->cut_axis_a + 3 * k, want, &aa);
+      body_vector(d, w, bb, m->cut_axis_b + 3 * k, want, &ab);
+    }
 
     if (m->planar) {
       if (type == HY_CUT_TRANSLATIONAL) {
