@@ -269,6 +269,20 @@ typedef struct hy_sizes {
 #define HY_JNT_AXIS_Y 4
 #define HY_JNT_AXIS_Z 8
 
+// body_plane records of planar models, read by the planar kinematics. Body j turns about the
+// plane normal n by an angle theta_j (the sum of +-z of the revolute joints on its path) from its
+// place at z = 0, so a body-fixed vector that is a at z = 0 (inertial frame) is stored as
+// h = (a.n) n, which turns keep, q = a - h and w = n x a, and is h + cos(theta_j) q +
+// sin(theta_j) w; a matrix whose columns are such vectors likewise, h, q and w being matrices.
+// Offsets into the HY_PLANE_SIZE doubles of body j:
+#define HY_PLANE_TURN 0     // dtheta/dz of joint j: +-1 revolute (axis +-n), 0 prismatic
+#define HY_PLANE_PPOINT 1   // joint point on the parent (turns with the parent)   h, q, w: 3 x 3
+#define HY_PLANE_AXIS 10    // joint axis (turns with the parent; +-n, 0, 0 if revolute)  3 x 3
+#define HY_PLANE_CPOINT 19  // joint point on body j                                      3 x 3
+#define HY_PLANE_COM 28     // centre of mass                                             3 x 3
+#define HY_PLANE_ROT 37     // rotation body frame -> inertial frame, row-major          3 x 9
+#define HY_PLANE_SIZE 64
+
 // The model arrays, listed once: X(type, name, count) with count an expression of `sz` (a
 // hy_sizes). Allocation and copying are generated from this list. Bodies are numbered parents
 // first; joint j attaches body j to body_parent[j] and owns coordinate jnt_zadr[j].
@@ -288,11 +302,14 @@ typedef struct hy_sizes {
   X(double, jnt_crot, sz.nbody * 9)            /* child frame -> parent frame at z=0 */ \
   X(int, jnt_indep, sz.nbody)                  /* 1 = start as independent coordinate */ \
   X(int, jnt_shape, sz.nbody)                  /* HY_JNT_* bits for fast kinematics */   \
+  X(double, body_plane, sz.nbody * HY_PLANE_SIZE) /* planar: HY_PLANE_* records */      \
+  X(int, plane_xy, 1)                          /* planar: 1 = normal +-z (x-y plane) */ \
   X(double, z0, sz.nz)                         /* initial coordinates (rad or m) */     \
   X(double, zd0, sz.nz)                        /* initial velocities */                 \
   X(char, mrk_name, sz.nmrk * HY_NAME_MAX)     /* marker names */                       \
   X(int, mrk_body, sz.nmrk)                    /* body, -1 = ground */                  \
   X(double, mrk_point, sz.nmrk * 3)            /* point in the body frame (m) */        \
+  X(double, mrk_plane, sz.nmrk * 9)            /* planar: point as h, q, w */           \
   X(char, sig_name, sz.nsig * HY_NAME_MAX)     /* signal names */                       \
   X(int, sig_interp, sz.nsig)                  /* hy_interp */                          \
   X(int, sig_adr, sz.nsig)                     /* first point in sig_t/sig_value */     \

@@ -11,7 +11,8 @@
 
 // Work arrays of the mechanics, owned by the data's private workspace. On planar models
 // hy_mech_dynamics leaves body_M, body_Q and comp_Q alone and keeps its own per-body records
-// in comp_M (see mech_dynamics.c).
+// in comp_M (see mech_dynamics.c), and hy_mech_kinematics_pos uses body_Q for scratch while it
+// runs (see mech_kinematics.c).
 typedef struct hy_mech_work {
   double* body_M;    // M-bar_j of each body, Eq. 9, as (m, m g, J_O)          (nbody x 13)
   double* body_Q;    // Q-bar_j - M-bar_j * Zd0_j: forces less velocity terms  (nbody x 6)
@@ -33,8 +34,12 @@ void hy_mech_kinematics(const hy_model* m, hy_data* d, hy_mech_work* w);
 // Its two stages: positions (rotations, origins, centres of mass, markers, b_j) from z, then
 // velocities (Z, d_j, the zdd = 0 accelerations, marker velocities) from zd, so that a change
 // of velocities alone does not recompute positions.
+// Planar models take paths that turn precomputed body-fixed quantities about the plane normal.
 void hy_mech_kinematics_pos(const hy_model* m, hy_data* d, hy_mech_work* w);
 void hy_mech_kinematics_vel(const hy_model* m, hy_data* d, hy_mech_work* w);
+// The same with 3-D rotations, for any model: the reference the planar paths are tested against.
+void hy_mech_kinematics_pos_general(const hy_model* m, hy_data* d, hy_mech_work* w);
+void hy_mech_kinematics_vel_general(const hy_model* m, hy_data* d, hy_mech_work* w);
 // M'(z) and Q'(z, zd, t) by composite accumulation from the leaves to the root, Eqs. 8-12,
 // into d->M and d->Q (and the applied loads into w->load_val). Needs hy_mech_kinematics first.
 // Planar models take a path with planar inertias and loads, a fraction of the work.

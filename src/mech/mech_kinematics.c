@@ -30,7 +30,7 @@ void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf) {
   w->load_val = buf;
 }
 
-void hy_mech_kinematics_pos(const hy_model* m, hy_data* d, hy_mech_work* w) {
+void hy_mech_kinematics_pos_general(const hy_model* m, hy_data* d, hy_mech_work* w) {
   const int nb = m->sizes.nbody;
   static const double zero3[3] = {0, 0, 0};
   static const double eye3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
@@ -112,7 +112,7 @@ void hy_mech_kinematics_pos(const hy_model* m, hy_data* d, hy_mech_work* w) {
   }
 }
 
-void hy_mech_kinematics_vel(const hy_model* m, hy_data* d, hy_mech_work* w) {
+void hy_mech_kinematics_vel_general(const hy_model* m, hy_data* d, hy_mech_work* w) {
   const int nb = m->sizes.nbody;
   static const double zero6[6] = {0, 0, 0, 0, 0, 0};
 
@@ -166,6 +166,281 @@ void hy_mech_kinematics_vel(const hy_model* m, hy_data* d, hy_mech_work* w) {
     const double* Z = d->body_Z + 6 * bk;
     hy_v3_cross(tmp, Z + 3, d->mrk_pos + 3 * k);
     hy_v3_add(v, Z, tmp);
+  }
+}
+
+//----- planar models -----------------------------------------------------------------------------
+
+// On a planar model body j is A_j(z) = R_n(theta_j) A_j(0): turned about the plane normal n by
+// theta_j, the sum of +-z over the revolute joints on its path. A body-fixed vector that is a at
+// z = 0 is then h + c q + s w with (c, s) = (cos, sin) theta_j, from its parts h along n,
+// q = a - h and w = n x a in the model (model.h, HY_PLANE_*): that replaces the 3x3 products of
+// the 3-D path, and the parts of b_j, d_j and the zdd = 0 accelerations that vanish in the plane
+// are not computed. On the x-y plane (m->plane_xy, normal +-z) q and w have no z component and h
+// nothing else, and only their other components are used.
+//
+// The planar paths agree with the 3-D paths to round-off when the axes are parallel (revolute)
+// or perpendicular (prismatic) to n to round-off; the compiler accepts a model as planar with
+// axes up to 1e-9 off, and then they give the planar motion such a model stands for.
+
+// Scratch of kinematics_pos_planar, per body in w->body_Q (which planar models do not use, see
+// mech.h): its turn angle and (c, s), for its children and markers.
+enum { TURN_THETA, TURN_COS, TURN_SIN, TURN_SIZE };
+_Static_assert(TURN_SIZE <= 6, "a turn record fits in body_Q");
+
+// r = h + c q + s w of a vector stored as h, q, w.
+static inline void turned(double r[3], const double* hqw, double c, double s, int xy) {
+  if (xy) {
+    r[0] = c * hqw[3] + s * hqw[6];
+    r[1] = c * hqw[4] + s * hqw[7];
+    r[2] = hqw[2];
+  } else {
+    r[0] = hqw[0] + c * hqw[3] + s * hqw[6];
+    r[1] = hqw[1] + c * hqw[4] + s * hqw[7];
+    r[2] = hqw[2] + c * hqw[5] + s * hqw[8];
+  }
+}
+
+// A = h + c q + s w of a rotation stored as h, q, w (3 x 3 each): on the x-y plane its first
+// two rows turn and the third stays.
+static inline void turned_rotation(double* restrict A, const double* hqw, double c, double s,
+                                   int xy) {
+  const double* h = hqw;
+  const double* q = hqw + 9;
+  const double* w = hqw + 18;
+  if (xy) {
+    A[0] = c * q[0] + s * w[0];
+    A[1] = c * q[1] + s * w[1];
+    A[2] = c * q[2] + s * w[2];
+    A[3] = c * q[3] + s * w[3];
+    A[4] = c * q[4] + s * w[4];
+    A[5] = c * q[5] + s * w[5];
+    A[6] = h[6];
+    A[7] = h[7];
+    A[8] = h[8];
+  } else {
+    A[0] = h[0] + c * q[0] + s * w[0];
+    A[1] = h[1] + c * q[1] + s * w[1];
+    A[2] = h[2] + c * q[2] + s * w[2];
+    A[3] = h[3] + c * q[3] + s * w[3];
+    A[4] = h[4] + c * q[4] + s * w[4];
+    A[5] = h[5] + c * q[5] + s * w[5];
+    A[6] = h[6] + c * q[6] + s * w[6];
+    A[7] = h[7] + c * q[7] + s * w[7];
+    A[8] = h[8] + c * q[8] + s * w[8];
+  }
+}
+
+// r = a x u for u = +-n: (u_z a_y, -u_z a_x, 0) on the x-y plane.
+static inline void cross_normal(double r[3], const double a[3], const double u[3], int xy) {
+  if (xy) {
+    r[0] = a[1] * u[2];
+    r[1] = -a[0] * u[2];
+    r[2] = 0;
+  } else {
+    hy_v3_cross(r, a, u);
+  }
+}
+
+static void kinematics_pos_planar(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  const int nb = m->sizes.nbody;
+  const int* parent = m->body_parent;
+  const int* type = m->jnt_type;
+  const int* zadr = m->jnt_zadr;
+  const double* z = d->z;
+  const double* plane = m->body_plane;
+  const int xy = m->plane_xy[0];
+  double* turn = w->body_Q;
+  static const double ground_turn[TURN_SIZE] = {0, 1, 0};
+  static const double zero3[3] = {0, 0, 0};
+
+  // the turns first, in a loop of their own: the rest then runs without calls (sin and cos)
+  // that would make it save and restore what it holds in registers
+  for (int j = 0; j < nb; j++) {
+    const int p = parent[j];
+    const double* tp = p < 0 ? ground_turn : turn + TURN_SIZE * p;
+    double* t = turn + TURN_SIZE * j;
+    if (type[j] == HY_JOINT_REVOLUTE) {
+      const double theta = tp[TURN_THETA] + plane[HY_PLANE_SIZE * j + HY_PLANE_TURN] * z[zadr[j]];
+      t[TURN_THETA] = theta;
+      t[TURN_COS] = cos(theta);
+      t[TURN_SIN] = sin(theta);
+    } else {
+      t[TURN_THETA] = tp[TURN_THETA];
+      t[TURN_COS] = tp[TURN_COS];
+      t[TURN_SIN] = tp[TURN_SIN];
+    }
+  }
+
+  for (int j = 0; j < nb; j++) {
+    const int p = parent[j];
+    const double* restrict rec = plane + HY_PLANE_SIZE * j;
+    const double* tp = p < 0 ? ground_turn : turn + TURN_SIZE * p;
+    const double* rp = p < 0 ? zero3 : d->body_pos + 3 * p;
+    const double cp = tp[TURN_COS], sp = tp[TURN_SIN];
+    const double c = turn[TURN_SIZE * j + TURN_COS], s = turn[TURN_SIZE * j + TURN_SIN];
+
+    // joint point on the parent: P = r_p + A_p ppoint
+    double P[3];
+    turned(P, rec + HY_PLANE_PPOINT, cp, sp, xy);
+    P[0] += rp[0];
+    P[1] += rp[1];
+    P[2] += rp[2];
+    double* restrict Pout = w->jnt_P + 3 * j;
+    Pout[0] = P[0];
+    Pout[1] = P[1];
+    Pout[2] = P[2];
+
+    double* restrict b = d->jnt_b + 6 * j;
+    if (type[j] == HY_JOINT_REVOLUTE) {
+      // b = [P x u; u] with u = +-n
+      const double* u = rec + HY_PLANE_AXIS;
+      cross_normal(b, P, u, xy);
+      b[3] = u[0];
+      b[4] = u[1];
+      b[5] = u[2];
+    } else {
+      // b = [u; 0] with u turned with the parent; the child's joint point slides along it
+      const double zj = z[zadr[j]];
+      turned(b, rec + HY_PLANE_AXIS, cp, sp, xy);
+      b[3] = 0;
+      b[4] = 0;
+      b[5] = 0;
+      P[0] += zj * b[0];
+      P[1] += zj * b[1];
+      P[2] += zj * b[2];
+    }
+
+    // origin from the child's joint point, then the centre of mass
+    double cpt[3], com[3];
+    turned(cpt, rec + HY_PLANE_CPOINT, c, s, xy);
+    turned(com, rec + HY_PLANE_COM, c, s, xy);
+    double* restrict r = d->body_pos + 3 * j;
+    double* restrict g = d->body_com + 3 * j;
+    const double r0 = P[0] - cpt[0], r1 = P[1] - cpt[1], r2 = P[2] - cpt[2];
+    r[0] = r0;
+    r[1] = r1;
+    r[2] = r2;
+    g[0] = r0 + com[0];
+    g[1] = r1 + com[1];
+    g[2] = r2 + com[2];
+
+    turned_rotation(d->body_rot + 9 * j, rec + HY_PLANE_ROT, c, s, xy);
+  }
+
+  // markers: x = r + A point
+  for (int k = 0; k < m->sizes.nmrk; k++) {
+    const int bk = m->mrk_body[k];
+    double* restrict x = d->mrk_pos + 3 * k;
+    if (bk < 0) {
+      hy_v3_copy(x, m->mrk_point + 3 * k);
+      continue;
+    }
+    const double* t = turn + TURN_SIZE * bk;
+    const double* r = d->body_pos + 3 * bk;
+    double a[3];
+    turned(a, m->mrk_plane + 9 * k, t[TURN_COS], t[TURN_SIN], xy);
+    x[0] = r[0] + a[0];
+    x[1] = r[1] + a[1];
+    x[2] = r[2] + a[2];
+  }
+}
+
+// Every omega lies along n, and so does b_ang: u for a revolute joint, 0 for a prismatic one.
+// Then omega_p x u = 0, and d_j = b_dot_j zd_j of the 3-D path, [(P_dot x u + P x (omega_p x u))
+// zd; (omega_p x u) zd] with P_dot = s_dot_p + omega_p x P, or [(omega_p x u) zd; 0], comes down
+// to [(s_dot_p x b_ang + omega_p x b_lin) zd; 0] for both kinds (with b_lin = P x u,
+// (omega_p x P) x u = omega_p x (P x u) when omega_p and u are parallel). The angular
+// accelerations at zdd = 0 vanish.
+static void kinematics_vel_planar(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  const int nb = m->sizes.nbody;
+  const int* parent = m->body_parent;
+  const int* zadr = m->jnt_zadr;
+  const int xy = m->plane_xy[0];
+  static const double zero6[6] = {0, 0, 0, 0, 0, 0};
+
+  for (int j = 0; j < nb; j++) {
+    const int p = parent[j];
+    const double* Zp = p < 0 ? zero6 : d->body_Z + 6 * p;
+    const double* Zd0p = p < 0 ? zero6 : w->body_Zd0 + 6 * p;
+    const double zd = d->zd[zadr[j]];
+    const double* restrict b = d->jnt_b + 6 * j;
+    double* restrict Z = d->body_Z + 6 * j;
+    double* restrict dj = d->jnt_d + 6 * j;
+    double* restrict Zd0 = w->body_Zd0 + 6 * j;
+    // d_j, and Eq. 2
+    double d0, d1, d2;
+    if (xy) {
+      d0 = (Zp[1] * b[5] - Zp[5] * b[1]) * zd;
+      d1 = (Zp[5] * b[0] - Zp[0] * b[5]) * zd;
+      d2 = 0;
+      Z[0] = Zp[0] + b[0] * zd;
+      Z[1] = Zp[1] + b[1] * zd;
+      Z[2] = 0;
+      Z[3] = 0;
+      Z[4] = 0;
+      Z[5] = Zp[5] + b[5] * zd;
+    } else {
+      d0 = (Zp[1] * b[5] - Zp[2] * b[4] + Zp[4] * b[2] - Zp[5] * b[1]) * zd;
+      d1 = (Zp[2] * b[3] - Zp[0] * b[5] + Zp[5] * b[0] - Zp[3] * b[2]) * zd;
+      d2 = (Zp[0] * b[4] - Zp[1] * b[3] + Zp[3] * b[1] - Zp[4] * b[0]) * zd;
+      Z[0] = Zp[0] + b[0] * zd;
+      Z[1] = Zp[1] + b[1] * zd;
+      Z[2] = Zp[2] + b[2] * zd;
+      Z[3] = Zp[3] + b[3] * zd;
+      Z[4] = Zp[4] + b[4] * zd;
+      Z[5] = Zp[5] + b[5] * zd;
+    }
+    dj[0] = d0;
+    dj[1] = d1;
+    dj[2] = d2;
+    dj[3] = 0;
+    dj[4] = 0;
+    dj[5] = 0;
+    // Eq. 3 with zdd = 0
+    Zd0[0] = Zd0p[0] + d0;
+    Zd0[1] = Zd0p[1] + d1;
+    Zd0[2] = Zd0p[2] + d2;
+    Zd0[3] = 0;
+    Zd0[4] = 0;
+    Zd0[5] = 0;
+  }
+
+  // markers: velocity s_dot + omega x x
+  for (int k = 0; k < m->sizes.nmrk; k++) {
+    const int bk = m->mrk_body[k];
+    double* restrict v = d->mrk_vel + 3 * k;
+    if (bk < 0) {
+      hy_v3_set(v, 0, 0, 0);
+      continue;
+    }
+    const double* Z = d->body_Z + 6 * bk;
+    const double* x = d->mrk_pos + 3 * k;
+    if (xy) {
+      v[0] = Z[0] - Z[5] * x[1];
+      v[1] = Z[1] + Z[5] * x[0];
+      v[2] = Z[2];
+    } else {
+      v[0] = Z[0] + Z[4] * x[2] - Z[5] * x[1];
+      v[1] = Z[1] + Z[5] * x[0] - Z[3] * x[2];
+      v[2] = Z[2] + Z[3] * x[1] - Z[4] * x[0];
+    }
+  }
+}
+
+void hy_mech_kinematics_pos(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  if (m->planar) {
+    kinematics_pos_planar(m, d, w);
+  } else {
+    hy_mech_kinematics_pos_general(m, d, w);
+  }
+}
+
+void hy_mech_kinematics_vel(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  if (m->planar) {
+    kinematics_vel_planar(m, d, w);
+  } else {
+    hy_mech_kinematics_vel_general(m, d, w);
   }
 }
 

@@ -603,6 +603,65 @@ static void hyd_fill(const hy_spec* s, hy_model* m) {
   }
 }
 
+//----- planar kinematics records --------------------------------------------------------------
+
+// The body-fixed vector a (inertial frame, at z = 0) as h, q, w for the turns about the unit
+// normal n (model.h, HY_PLANE_*), element i of each at out[i * step], out[(3 + i) * step] and
+// out[(6 + i) * step] (a matrix column: step 3).
+static void plane_split(double* out, int step, const double n[3], const double a[3]) {
+  const double an = hy_v3_dot(a, n);
+  double w[3];
+  hy_v3_cross(w, n, a);
+  for (int i = 0; i < 3; i++) {
+    const double h = an * n[i];
+    out[i * step] = h;
+    out[(3 + i) * step] = a[i] - h;
+    out[(6 + i) * step] = w[i];
+  }
+}
+
+// body_plane, plane_xy and mrk_plane of a planar model (model.h, HY_PLANE_*) from the body
+// rotations at z = 0 (rot0, indexed like the spec's bodies: order maps a compiled body to its
+// spec index).
+static void plane_records(hy_model* m, const double* rot0, const int* order) {
+  static const double eye[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  const double* n = m->plane_normal;
+  for (int i = 0; i < m->sizes.nbody; i++) {
+    double* rec = m->body_plane + HY_PLANE_SIZE * i;
+    const int p = m->body_parent[i];
+    const double* Ap = p < 0 ? eye : rot0 + 9 * order[p];
+    const double* A = rot0 + 9 * order[i];
+    double a[3];
+    hy_m3_mulv(a, Ap, m->jnt_ppoint + 3 * i);
+    plane_split(rec + HY_PLANE_PPOINT, 1, n, a);
+    hy_m3_mulv(a, Ap, m->jnt_paxis + 3 * i);
+    if (m->jnt_type[i] == HY_JOINT_REVOLUTE) {
+      // the planarity test put the axis along +-n; the kinematics turn about n itself
+      rec[HY_PLANE_TURN] = hy_v3_dot(a, n) < 0 ? -1.0 : 1.0;
+      hy_v3_scale(rec + HY_PLANE_AXIS, n, rec[HY_PLANE_TURN]);
+    } else {
+      // and every prismatic axis perpendicular to n: the kinematics slide in the plane
+      plane_split(rec + HY_PLANE_AXIS, 1, n, a);
+      hy_v3_set(rec + HY_PLANE_AXIS, 0, 0, 0);
+    }
+    hy_m3_mulv(a, A, m->jnt_cpoint + 3 * i);
+    plane_split(rec + HY_PLANE_CPOINT, 1, n, a);
+    hy_m3_mulv(a, A, m->body_com + 3 * i);
+    plane_split(rec + HY_PLANE_COM, 1, n, a);
+    for (int c = 0; c < 3; c++) {
+      hy_v3_set(a, A[c], A[3 + c], A[6 + c]);
+      plane_split(rec + HY_PLANE_ROT + c, 3, n, a);
+    }
+  }
+  for (int k = 0; k < m->sizes.nmrk; k++) {
+    const int b = m->mrk_body[k];
+    double a[3];
+    hy_m3_mulv(a, b < 0 ? eye : rot0 + 9 * order[b], m->mrk_point + 3 * k);
+    plane_split(m->mrk_plane + 9 * k, 1, n, a);
+  }
+  m->plane_xy[0] = n[0] == 0 && n[1] == 0 && fabs(n[2]) == 1;
+}
+
 hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
   if (!s || !out) return HY_FAIL(err, HY_ERR_ARG, "null argument");
   hy_status status = HY_OK;
@@ -1040,6 +1099,7 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
     m->mrk_body[k] = strcmp(md->body, "ground") == 0 ? -1 : new_of[spec_body(s, md->body)];
     hy_v3_copy(m->mrk_point + 3 * k, md->point);
   }
+  if (planar) plane_records(m, rot0, order);
   int adr = 0;
   for (int k = 0; k < s->nsignal; k++) {
     const hy_signal_def* sd = &s->signals[k];

@@ -1,0 +1,219 @@
+// The planar paths of the kinematics (what hy_mech_kinematics_pos and _vel run on planar models)
+// against the 3-D paths (hy_mech_kinematics_pos_general and _vel_general), which are the truth:
+// on the planar benchmarks and on random planar trees, whose plane is the x-y plane for some and
+// tilted away from every coordinate plane for others, every array the kinematics write must
+// agree to round-off at random states. The planar results are written over arrays filled with
+// NaN, so an entry they leave unwritten fails too.
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "fixture.h"
+#include "hydyn/hydyn.h"
+#include "mech/mech.h"
+#include "planar_tree.h"
+#include "sim/sim.h"
+
+// Agreement asked of every array, relative to its largest entry: round-off of a few operations
+// per body along the paths, with margin.
+#define TOL 1e-12
+
+//----- the arrays under test -------------------------------------------------------------------
+
+enum { STAGE_POS, STAGE_VEL };
+
+typedef struct kin_array {
+  const char* name;
+  int stage;   // written by hy_mech_kinematics_pos or by _vel
+  double* at;  // in the data
+  int len;
+  double* ref;  // what the 3-D path wrote (owned)
+} kin_array;
+
+enum { NARRAY = 10 };
+
+// The arrays the two stages write (the rest of the code reads them all).
+static void kin_arrays(const hy_model* m, hy_data* d, hy_mech_work* w, kin_array a[NARRAY]) {
+  const int nb = m->sizes.nbody, nm = m->sizes.nmrk;
+  const kin_array list[NARRAY] = {
+      {"body_rot", STAGE_POS, d->body_rot, 9 * nb, NULL},
+      {"body_pos", STAGE_POS, d->body_pos, 3 * nb, NULL},
+      {"body_com", STAGE_POS, d->body_com, 3 * nb, NULL},
+      {"mrk_pos", STAGE_POS, d->mrk_pos, 3 * nm, NULL},
+      {"jnt_b", STAGE_POS, d->jnt_b, 6 * nb, NULL},
+      {"jnt_P", STAGE_POS, w->jnt_P, 3 * nb, NULL},
+      {"body_Z", STAGE_VEL, d->body_Z, 6 * nb, NULL},
+      {"jnt_d", STAGE_VEL, d->jnt_d, 6 * nb, NULL},
+      {"body_Zd0", STAGE_VEL, w->body_Zd0, 6 * nb, NULL},
+      {"mrk_vel", STAGE_VEL, d->mrk_vel, 3 * nm, NULL},
+  };
+  for (int k = 0; k < NARRAY; k++) {
+    a[k] = list[k];
+    a[k].ref = malloc(sizeof(double) * (size_t)(a[k].len > 0 ? a[k].len : 1));
+    ck_assert_ptr_nonnull(a[k].ref);
+  }
+}
+
+static void poison(double* x, int n) {
+  for (int i = 0; i < n; i++) x[i] = NAN;
+}
+
+// max |a - ref| / max |ref| (the plain difference when ref is all zero); NaN in a fails.
+static double rel_diff(const char* what, const double* a, const double* ref, int n) {
+  double scale = 0, worst = 0;
+  for (int i = 0; i < n; i++) {
+    ck_assert_msg(isfinite(a[i]), "%s[%d] is %g: not written", what, i, a[i]);
+    scale = fmax(scale, fabs(ref[i]));
+    worst = fmax(worst, fabs(a[i] - ref[i]));
+  }
+  return scale > 0 ? worst / scale : worst;
+}
+
+//----- the comparison ----------------------------------------------------------------------------
+
+// Runs the two stages at the data's (z, zd): the planar paths through the dispatching entry
+// points, or the 3-D paths.
+static void run_stage(const hy_model* m, hy_data* d, hy_mech_work* w, int stage, int planar) {
+  if (stage == STAGE_POS) {
+    if (planar) {
+      hy_mech_kinematics_pos(m, d, w);
+    } else {
+      hy_mech_kinematics_pos_general(m, d, w);
+    }
+  } else {
+    if (planar) {
+      hy_mech_kinematics_vel(m, d, w);
+    } else {
+      hy_mech_kinematics_vel_general(m, d, w);
+    }
+  }
+}
+
+// Checks the arrays of `stage` against their references; returns the largest relative
+// difference and raises worst[k] per array.
+static double check_stage(const hy_model* m, kin_array a[NARRAY], int stage, double worst[NARRAY],
+                          const char* how, int state) {
+  double e = 0;
+  for (int k = 0; k < NARRAY; k++) {
+    if (a[k].stage != stage) continue;
+    const double ek = rel_diff(a[k].name, a[k].at, a[k].ref, a[k].len);
+    ck_assert_msg(ek <= TOL, "%s, state %d, %s: %s differs from the 3-D path by %.3g", m->name,
+                  state, how, a[k].name, ek);
+    worst[k] = fmax(worst[k], ek);
+    e = fmax(e, ek);
+  }
+  return e;
+}
+
+// At `nstate` random states of model m (the last with angles of tens of radians): both planar
+// stages against both 3-D stages, and the planar velocity stage on its own after the 3-D
+// position stage (it may use nothing of the planar position stage but its outputs, and nothing
+// left in the scratch w->body_Q). Returns the largest relative difference of any array.
+static double compare_paths(const hy_model* m, unsigned seed, int nstate, double worst[NARRAY]) {
+  ck_assert_int_eq(m->planar, 1);
+  hy_data* d = hy_test_make(m);
+  hy_work* work = d->work_;
+  hy_mech_work* w = &work->mech;
+  const int nz = m->sizes.nz, nb = m->sizes.nbody;
+  kin_array a[NARRAY];
+  kin_arrays(m, d, w, a);
+  unsigned st = seed;
+  double e = 0;
+  for (int s = 0; s < nstate; s++) {
+    const double spread = s == nstate - 1 ? 40.0 : 1.5;
+    for (int i = 0; i < nz; i++) {
+      d->z[i] = m->z0[i] + random_uniform(&st, -spread, spread);
+      d->zd[i] = random_uniform(&st, -2, 2);
+    }
+    for (int stage = STAGE_POS; stage <= STAGE_VEL; stage++) run_stage(m, d, w, stage, 0);
+    for (int k = 0; k < NARRAY; k++) memcpy(a[k].ref, a[k].at, sizeof(double) * (size_t)a[k].len);
+
+    // 3-D positions, planar velocities
+    for (int k = 0; k < NARRAY; k++) {
+      if (a[k].stage == STAGE_VEL) poison(a[k].at, a[k].len);
+    }
+    poison(w->body_Q, 6 * nb);
+    run_stage(m, d, w, STAGE_VEL, 1);
+    e = fmax(e, check_stage(m, a, STAGE_VEL, worst, "velocities after the 3-D positions", s));
+
+    // both planar, with the scratch spoilt between the stages
+    for (int k = 0; k < NARRAY; k++) poison(a[k].at, a[k].len);
+    poison(w->body_Q, 6 * nb);
+    run_stage(m, d, w, STAGE_POS, 1);
+    // what shows that the dispatch took the planar path: it keeps its turns in body_Q
+    ck_assert(isfinite(w->body_Q[0]));
+    e = fmax(e, check_stage(m, a, STAGE_POS, worst, "positions", s));
+    poison(w->body_Q, 6 * nb);
+    run_stage(m, d, w, STAGE_VEL, 1);
+    e = fmax(e, check_stage(m, a, STAGE_VEL, worst, "velocities", s));
+  }
+  for (int k = 0; k < NARRAY; k++) free(a[k].ref);
+  hy_data_free(d);
+  return e;
+}
+
+static void print_worst(const char* what, const double worst[NARRAY]) {
+  static const char* const names[NARRAY] = {"body_rot", "body_pos", "body_com", "mrk_pos",
+                                            "jnt_b",    "jnt_P",    "body_Z",   "jnt_d",
+                                            "body_Zd0", "mrk_vel"};
+  printf("planar vs 3-D kinematics, %s: largest relative difference", what);
+  for (int k = 0; k < NARRAY; k++) printf(" %s %.2g", names[k], worst[k]);
+  printf("\n");
+}
+
+START_TEST(benchmarks_match_3d_path) {
+  static const char* const models[] = {"four-bar-a",
+                                       "quick-return",
+                                       "four-bar-b",
+                                       "crane",
+                                       "four-bar-a-released",
+                                       "quick-return-released",
+                                       "tests/data/crank_rocker.yaml"};
+  const int nmodel = (int)(sizeof models / sizeof models[0]);
+  double worst[NARRAY] = {0};
+  for (int k = 0; k < nmodel; k++) {
+    hy_model* m = hy_test_load(models[k]);
+    compare_paths(m, 200u + (unsigned)k, 6, worst);
+    hy_model_free(m);
+  }
+  print_worst("benchmarks", worst);
+}
+END_TEST
+
+// Planes with tilted normals and planes with normal +-z, the benchmarks' case, for which the
+// planar paths skip the components that are zero on the x-y plane (m->plane_xy).
+START_TEST(random_planar_trees_match_3d_path) {
+  double worst[NARRAY] = {0};
+  int xy = 0, other = 0;
+  for (unsigned seed = 1; seed <= 12; seed++) {
+    unsigned st = seed * 7919u;
+    double n[3] = {0, 0, 1};
+    if (seed % 3 != 0) random_tilted_normal(&st, n);
+    hy_model* m = random_planar_tree(seed, 6 + (int)(seed % 7), n);
+    ck_assert(fabs(fabs(hy_v3_dot(m->plane_normal, n)) - 1) < 1e-12);
+    if (m->plane_xy[0]) {
+      xy++;
+    } else {
+      other++;
+    }
+    compare_paths(m, seed * 31u, 6, worst);
+    hy_model_free(m);
+  }
+  ck_assert_int_gt(xy, 0);
+  ck_assert_int_gt(other, 0);
+  print_worst("random planar trees", worst);
+}
+END_TEST
+
+Suite* mech_kinematics_planar_suite(void) {
+  Suite* s = suite_create("mech_kinematics_planar");
+  TCase* tc = tcase_create("planar");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, benchmarks_match_3d_path);
+  tcase_add_test(tc, random_planar_trees_match_3d_path);
+  suite_add_tcase(s, tc);
+  return s;
+}
