@@ -22,12 +22,17 @@ typedef struct hy_mech_work {
   double* Mfac;      // Cholesky factor of M'                                 (nz x nz)
   double* load_val;  // applied load vectors at the current time              (nload x 3)
   double* jnt_P;     // joint points on the parents, inertial frame           (nbody x 3)
+  double* turn_ref;  // planar: a turn angle of each body with its cos and sin
+                     // from libm, the base of the next turns nearby        (nbody x 3)
 } hy_mech_work;
 
 // Doubles the work arrays need.
 size_t hy_mech_work_size(const hy_model* m);
 // Carves the work arrays out of `buf` (hy_mech_work_size doubles).
 void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf);
+// Drops the bases of the planar kinematics' cos and sin (w->turn_ref), so that the next
+// evaluation calls libm: a restarted run then repeats its results bit for bit.
+void hy_mech_forget_turns(const hy_model* m, hy_mech_work* w);
 
 // Positions and velocities of every body and marker, b_j and d_j, from (z, zd): Eqs. 2, 4, 6.
 void hy_mech_kinematics(const hy_model* m, hy_data* d, hy_mech_work* w);

@@ -8,7 +8,8 @@
 
 size_t hy_mech_work_size(const hy_model* m) {
   const size_t nb = (size_t)m->sizes.nbody, nz = (size_t)m->sizes.nz;
-  return nb * (2 * HY_MECH_INERTIA_SIZE + 6 + 6 + 6 + 3) + nz * nz + 3 * (size_t)m->sizes.nload;
+  return nb * (2 * HY_MECH_INERTIA_SIZE + 6 + 6 + 6 + 3 + 3) + nz * nz +
+         3 * (size_t)m->sizes.nload;
 }
 
 void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf) {
@@ -27,7 +28,14 @@ void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf) {
   buf += nz * nz;
   w->jnt_P = buf;
   buf += 3 * nb;
+  w->turn_ref = buf;
+  buf += 3 * nb;
   w->load_val = buf;
+  hy_mech_forget_turns(m, w);
+}
+
+void hy_mech_forget_turns(const hy_model* m, hy_mech_work* w) {
+  for (int j = 0; j < m->sizes.nbody; j++) w->turn_ref[3 * j] = NAN;
 }
 
 void hy_mech_kinematics_pos_general(const hy_model* m, hy_data* d, hy_mech_work* w) {
@@ -183,6 +191,11 @@ void hy_mech_kinematics_vel_general(const hy_model* m, hy_data* d, hy_mech_work*
 // or perpendicular (prismatic) to n to round-off; the compiler accepts a model as planar with
 // axes up to 1e-9 off, and then they give the planar motion such a model stands for.
 
+// Turns within this angle (rad) of the last libm evaluation of a body are taken from it by the
+// addition theorem, which is exact to round-off there and spares most sin and cos calls: a
+// Newton iteration, and a whole step of a slow mechanism, turn bodies by far less.
+#define TURN_SERIES_MAX 1e-3
+
 // Scratch of kinematics_pos_planar, per body in w->body_Q (which planar models do not use, see
 // mech.h): its turn angle and (c, s), for its children and markers.
 enum { TURN_THETA, TURN_COS, TURN_SIN, TURN_SIZE };
@@ -263,8 +276,21 @@ static void kinematics_pos_planar(const hy_model* m, hy_data* d, hy_mech_work* w
     if (type[j] == HY_JOINT_REVOLUTE) {
       const double theta = tp[TURN_THETA] + plane[HY_PLANE_SIZE * j + HY_PLANE_TURN] * z[zadr[j]];
       t[TURN_THETA] = theta;
-      t[TURN_COS] = cos(theta);
-      t[TURN_SIN] = sin(theta);
+      double* ref = w->turn_ref + 3 * j;
+      const double delta = theta - ref[0];
+      if (fabs(delta) <= TURN_SERIES_MAX) {  // false while ref[0] is NaN
+        // cos and sin of theta = ref + delta by the addition theorem, those of delta by their
+        // series: the first terms left out, delta^6/720 and delta^7/5040, are below 2e-21
+        const double d2 = delta * delta;
+        const double cd = 1 - 0.5 * d2 * (1 - d2 / 12);
+        const double sd = delta * (1 - d2 / 6 * (1 - d2 / 20));
+        t[TURN_COS] = ref[1] * cd - ref[2] * sd;
+        t[TURN_SIN] = ref[2] * cd + ref[1] * sd;
+      } else {
+        ref[0] = theta;
+        ref[1] = t[TURN_COS] = cos(theta);
+        ref[2] = t[TURN_SIN] = sin(theta);
+      }
     } else {
       t[TURN_THETA] = tp[TURN_THETA];
       t[TURN_COS] = tp[TURN_COS];

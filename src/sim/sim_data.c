@@ -140,6 +140,7 @@ hy_status hy_data_reset(const hy_model* m, hy_data* d) {
   memset(&d->stats, 0, sizeof d->stats);
   memset(&d->err, 0, sizeof d->err);
   d->work_ext = 0;
+  hy_mech_forget_turns(m, &w->mech);
   HY_TRY(hy_form_init(m, d, &w->form, &w->mech));
   return hy_forward(m, d);
 }
