@@ -13,6 +13,13 @@
 // C11 <math.h> does not define M_PI.
 #define HY_PI 3.14159265358979323846
 
+// A function body to be copied into each caller, so that constant arguments (sizes) specialize it.
+#if defined(__GNUC__)
+#define HY_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define HY_ALWAYS_INLINE inline
+#endif
+
 //----- 3-vectors and 3x3 matrices (row-major, double[3] and double[9]) -----------------------
 
 static inline void hy_v3_set(double r[3], double x, double y, double z) {

@@ -33,9 +33,18 @@ static void swap_int(int* v, int i, int j) {
   v[j] = t;
 }
 
+// The Newton tangents, projection matrices and dependent blocks are small. The kernels below are
+// written for any n, and the public functions call them with n a constant up to this size, so
+// that the compiler unrolls their loops (about twice as fast on the 3 x 3 to 6 x 6 systems of
+// the seed mechanisms); larger systems take the loops as they are.
+#define SMALL_MAX 8
+#define SMALL_CASES(call) \
+  case 1: call(1); case 2: call(2); case 3: call(3); case 4: call(4); \
+  case 5: call(5); case 6: call(6); case 7: call(7); case 8: call(8)
+
 //----- partial pivoting ----------------------------------------------------------------------
 
-hy_status hy_lu_factor(int n, double* a, int* piv, int* sing_col) {
+static HY_ALWAYS_INLINE hy_status lu_factor_n(int n, double* a, int* piv, int* sing_col) {
   const double tiny = HY_LU_TINY * max_abs(n * n, a);
   for (int k = 0; k < n; k++) {
     int p = k;
@@ -69,7 +78,7 @@ hy_status hy_lu_factor(int n, double* a, int* piv, int* sing_col) {
   return HY_OK;
 }
 
-void hy_lu_solve(int n, const double* lu, const int* piv, double* b) {
+static HY_ALWAYS_INLINE void lu_solve_n(int n, const double* lu, const int* piv, double* b) {
   for (int k = 0; k < n; k++) {
     const int p = piv[k];
     if (p != k) {
@@ -146,7 +155,7 @@ void hy_lu_full(int m, int n, double* a, int* row_perm, int* col_perm, double to
 
 //----- Cholesky ------------------------------------------------------------------------------
 
-hy_status hy_chol_factor(int n, double* a, int* sing_col) {
+static HY_ALWAYS_INLINE hy_status chol_factor_n(int n, double* a, int* sing_col) {
   for (int j = 0; j < n; j++) {
     double* rj = a + (size_t)j * n;
     double d = rj[j];
@@ -168,7 +177,7 @@ hy_status hy_chol_factor(int n, double* a, int* sing_col) {
   return HY_OK;
 }
 
-void hy_chol_solve(int n, const double* l, double* b) {
+static HY_ALWAYS_INLINE void chol_solve_n(int n, const double* l, double* b) {
   // L y = b.
   for (int i = 0; i < n; i++) {
     const double* ri = l + (size_t)i * n;
@@ -182,4 +191,42 @@ void hy_chol_solve(int n, const double* l, double* b) {
     for (int k = i + 1; k < n; k++) s -= l[(size_t)k * n + i] * b[k];
     b[i] = s / l[(size_t)i * n + i];
   }
+}
+
+//----- dispatch to the unrolled small sizes ---------------------------------------------------
+
+hy_status hy_lu_factor(int n, double* a, int* piv, int* sing_col) {
+#define CALL(k) return lu_factor_n(k, a, piv, sing_col)
+  switch (n) {
+    SMALL_CASES(CALL);
+    default: CALL(n);
+  }
+#undef CALL
+}
+
+void hy_lu_solve(int n, const double* lu, const int* piv, double* b) {
+#define CALL(k) lu_solve_n(k, lu, piv, b); return
+  switch (n) {
+    SMALL_CASES(CALL);
+    default: CALL(n);
+  }
+#undef CALL
+}
+
+hy_status hy_chol_factor(int n, double* a, int* sing_col) {
+#define CALL(k) return chol_factor_n(k, a, sing_col)
+  switch (n) {
+    SMALL_CASES(CALL);
+    default: CALL(n);
+  }
+#undef CALL
+}
+
+void hy_chol_solve(int n, const double* l, double* b) {
+#define CALL(k) chol_solve_n(k, l, b); return
+  switch (n) {
+    SMALL_CASES(CALL);
+    default: CALL(n);
+  }
+#undef CALL
 }

@@ -27,19 +27,21 @@ static double residual(int n, const double* a, const double* x, const double* b)
 }
 
 START_TEST(lu_solves_random_systems) {
+  // every size up to N: the small ones run unrolled copies of the kernel (core_lu.c)
   for (int trial = 0; trial < 200; trial++) {
+    const int n = 1 + trial % N;
     double a[N * N], lu[N * N], b[N], x[N];
     int piv[N], sing = -1;
-    for (int i = 0; i < N * N; i++) a[i] = urand();
+    for (int i = 0; i < n * n; i++) a[i] = urand();
     // Some systems need pivoting: a zero leading entry cannot be eliminated without a swap.
-    if (trial % 2) a[0] = 0;
-    for (int i = 0; i < N; i++) b[i] = urand();
-    memcpy(lu, a, sizeof a);
-    memcpy(x, b, sizeof b);
-    ck_assert_int_eq(hy_lu_factor(N, lu, piv, &sing), HY_OK);
+    if (trial % 3 == 1 && n > 1) a[0] = 0;
+    for (int i = 0; i < n; i++) b[i] = urand();
+    memcpy(lu, a, sizeof(double) * (size_t)(n * n));
+    memcpy(x, b, sizeof(double) * (size_t)n);
+    ck_assert_int_eq(hy_lu_factor(n, lu, piv, &sing), HY_OK);
     ck_assert_int_eq(sing, -1);
-    hy_lu_solve(N, lu, piv, x);
-    ck_assert_double_lt(residual(N, a, x, b), 1e-12);
+    hy_lu_solve(n, lu, piv, x);
+    ck_assert_double_lt(residual(n, a, x, b), 1e-12);
   }
 }
 END_TEST
@@ -161,34 +163,36 @@ START_TEST(lu_full_first_pivot_is_largest) {
 END_TEST
 
 START_TEST(cholesky_spd) {
+  // every size up to N: the small ones run unrolled copies of the kernel (core_lu.c)
   for (int trial = 0; trial < 50; trial++) {
+    const int n = 1 + trial % N;
     // A = B^T B + I is symmetric positive definite.
     double bm[N * N], a[N * N], l[N * N], b[N], x[N];
-    for (int i = 0; i < N * N; i++) bm[i] = urand();
-    for (int i = 0; i < N; i++) {
-      for (int j = 0; j < N; j++) {
+    for (int i = 0; i < n * n; i++) bm[i] = urand();
+    for (int i = 0; i < n; i++) {
+      for (int j = 0; j < n; j++) {
         double s = i == j ? 1 : 0;
-        for (int k = 0; k < N; k++) s += bm[k * N + i] * bm[k * N + j];
-        a[i * N + j] = s;
+        for (int k = 0; k < n; k++) s += bm[k * n + i] * bm[k * n + j];
+        a[i * n + j] = s;
       }
     }
-    memcpy(l, a, sizeof a);
+    memcpy(l, a, sizeof(double) * (size_t)(n * n));
     int sing = -1;
-    ck_assert_int_eq(hy_chol_factor(N, l, &sing), HY_OK);
+    ck_assert_int_eq(hy_chol_factor(n, l, &sing), HY_OK);
     ck_assert_int_eq(sing, -1);
     // L L^T = A from the lower triangle only.
-    for (int i = 0; i < N; i++) {
+    for (int i = 0; i < n; i++) {
       for (int j = 0; j <= i; j++) {
         double s = 0;
-        for (int k = 0; k <= j; k++) s += l[i * N + k] * l[j * N + k];
-        ck_assert_double_eq_tol(s, a[i * N + j], 1e-12);
+        for (int k = 0; k <= j; k++) s += l[i * n + k] * l[j * n + k];
+        ck_assert_double_eq_tol(s, a[i * n + j], 1e-12);
       }
-      ck_assert_double_gt(l[i * N + i], 0);
+      ck_assert_double_gt(l[i * n + i], 0);
     }
-    for (int i = 0; i < N; i++) b[i] = urand();
-    memcpy(x, b, sizeof b);
-    hy_chol_solve(N, l, x);
-    ck_assert_double_lt(residual(N, a, x, b), 1e-12);
+    for (int i = 0; i < n; i++) b[i] = urand();
+    memcpy(x, b, sizeof(double) * (size_t)n);
+    hy_chol_solve(n, l, x);
+    ck_assert_double_lt(residual(n, a, x, b), 1e-12);
   }
   // Indefinite: [[1, 2], [2, 1]] has eigenvalues 3 and -1; the second pivot is 1 - 4 < 0.
   double ind[4] = {1, 2, 2, 1};
