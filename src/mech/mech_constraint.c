@@ -194,6 +194,47 @@ void hy_mech_point_jacobian(const hy_model* m, const hy_data* d, int body, const
   }
 }
 
+// Planar revolute and spherical cuts: Phi = (e1, e2) . (x_B - x_A), the point rows of the
+// in-plane unit vectors, which are constant. Both rows come from one walk of each path, and the
+// bias is c . (x_ddot0_B - x_ddot0_A) (point_row with c_dot = c_ddot = 0).
+static void planar_coincidence(const hy_model* m, hy_data* d, const hy_mech_work* w, int want,
+                               int r, int ma, int mb) {
+  const double* e1 = m->plane_e1;
+  const double* e2 = m->plane_e2;
+  if (want & WANT_ROWS) {
+    const int nz = m->sizes.nz;
+    double* row1 = d->phi_z + (size_t)r * (size_t)nz;
+    double* row2 = row1 + nz;
+    memset(row1, 0, sizeof(double) * 2 * (size_t)nz);
+    double dx[3];
+    hy_v3_sub(dx, d->mrk_pos + 3 * mb, d->mrk_pos + 3 * ma);
+    d->phi[r] = hy_v3_dot(e1, dx);
+    d->phi[r + 1] = hy_v3_dot(e2, dx);
+    const int ends[2] = {mb, ma};
+    for (int e = 0; e < 2; e++) {
+      const double sign = e == 0 ? 1.0 : -1.0;
+      const double* x = d->mrk_pos + 3 * ends[e];
+      for (int j = m->mrk_body[ends[e]]; j >= 0; j = m->body_parent[j]) {
+        const double* b = d->jnt_b + 6 * j;
+        double col[3];  // dx/dz_j = b_j[0:3] + b_j[3:6] x x
+        hy_v3_cross(col, b + 3, x);
+        hy_v3_add(col, col, b);
+        row1[m->jnt_zadr[j]] += sign * hy_v3_dot(e1, col);
+        row2[m->jnt_zadr[j]] += sign * hy_v3_dot(e2, col);
+      }
+    }
+  }
+  if (want & WANT_BIAS) {
+    kin3 xa, xb;
+    marker_point(m, d, w, ma, WANT_BIAS, &xa);
+    marker_point(m, d, w, mb, WANT_BIAS, &xb);
+    double da[3];
+    hy_v3_sub(da, xb.dd, xa.dd);
+    d->phi_bias[r] = hy_v3_dot(e1, da);
+    d->phi_bias[r + 1] = hy_v3_dot(e2, da);
+  }
+}
+
 static void constraints(const hy_model* m, hy_data* d, hy_mech_work* w, int want) {
   static const double ex[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
   double viol = 0;
@@ -201,37 +242,32 @@ static void constraints(const hy_model* m, hy_data* d, hy_mech_work* w, int want
     const int ma = m->cut_mrk_a[k], mb = m->cut_mrk_b[k];
     const int ba = m->mrk_body[ma], bb = m->mrk_body[mb];
     const int r0 = m->cut_eqadr[k];
+    const hy_cut_type type = (hy_cut_type)m->cut_type[k];
+    if (m->planar && type != HY_CUT_TRANSLATIONAL) {
+      planar_coincidence(m, d, w, want, r0, ma, mb);
+      for (int r = r0; r < r0 + 2; r++) viol = fmax(viol, fabs(d->phi[r]));
+      continue;
+    }
     kin3 xa, xb, aa, ab, c;
     marker_point(m, d, w, ma, want, &xa);
     marker_point(m, d, w, mb, want, &xb);
-    const hy_cut_type type = (hy_cut_type)m->cut_type[k];
-    // the axes, except where only the points matter (planar revolute and spherical cuts)
-    if (!m->planar || type == HY_CUT_TRANSLATIONAL) {
-      body_vector(d, w, ba, m->cut_axis_a + 3 * k, want, &aa);
-      body_vector(d, w, bb, m->cut_axis_b + 3 * k, want, &ab);
-    }
+    body_vector(d, w, ba, m->cut_axis_a + 3 * k, want, &aa);
+    body_vector(d, w, bb, m->cut_axis_b + 3 * k, want, &ab);
 
     if (m->planar) {
-      if (type == HY_CUT_TRANSLATIONAL) {
-        // p_A = n x a_A lies in the plane across A's line; A turns about n, so p_A is fixed on
-        // A. B's point stays on the line (p_A . d = 0) and B's axis along it (p_A . a_B = 0).
-        kin3 nn;
-        const_vector(m->plane_normal, &nn);
-        cross_on_body(&aa, &nn, want, &c);  // a_A x n, then flip to n x a_A
-        hy_v3_scale(c.p, c.p, -1.0);
-        if (want & WANT_BIAS) {
-          hy_v3_scale(c.v, c.v, -1.0);
-          hy_v3_scale(c.dd, c.dd, -1.0);
-        }
-        point_row(m, d, r0, want, &c, &xa, &xb);
-        vector_row(m, d, r0 + 1, want, &c, &ab);
-      } else {
-        // revolute and spherical: the points coincide in the plane
-        const_vector(m->plane_e1, &c);
-        point_row(m, d, r0, want, &c, &xa, &xb);
-        const_vector(m->plane_e2, &c);
-        point_row(m, d, r0 + 1, want, &c, &xa, &xb);
+      // translational (the others took planar_coincidence): p_A = n x a_A lies in the plane
+      // across A's line; A turns about n, so p_A is fixed on A. B's point stays on the line
+      // (p_A . d = 0) and B's axis along it (p_A . a_B = 0).
+      kin3 nn;
+      const_vector(m->plane_normal, &nn);
+      cross_on_body(&aa, &nn, want, &c);  // a_A x n, then flip to n x a_A
+      hy_v3_scale(c.p, c.p, -1.0);
+      if (want & WANT_BIAS) {
+        hy_v3_scale(c.v, c.v, -1.0);
+        hy_v3_scale(c.dd, c.dd, -1.0);
       }
+      point_row(m, d, r0, want, &c, &xa, &xb);
+      vector_row(m, d, r0 + 1, want, &c, &ab);
     } else if (type == HY_CUT_SPHERICAL || type == HY_CUT_REVOLUTE) {
       // points coincide: Phi = x_B - x_A (3 equations)
       for (int i = 0; i < 3; i++) {
