@@ -329,9 +329,10 @@ static void print_seed_comparison(const bench_row* rows, int nrow) {
     const int met = pen->wall_med <= goal_wall && ds->wall_med <= goal_wall;
     printf(
         "goal: four-bar-a's 10 s cycle in <= %.0f ms, i.e. >= %.0fx (penalty) and >= %.0fx "
-        "(double-step): %s (%.1f and %.1f ms)\n",
+        "(double-step): %s (median %.1f and %.1f ms; fastest repetition %.1f and %.1f ms)\n",
         1e3 * goal_wall, seed_runs[0].wall / goal_wall, seed_runs[1].wall / goal_wall,
-        met ? "met" : "not met", 1e3 * pen->wall_med, 1e3 * ds->wall_med);
+        met ? "met" : "not met", 1e3 * pen->wall_med, 1e3 * ds->wall_med, 1e3 * pen->wall_min,
+        1e3 * ds->wall_min);
   }
 }
 
