@@ -1,4 +1,4 @@
-// Random numbers and random planar trees, shared by the tests of the planar paths of src/mech.
+// Random numbers, inertias and planar trees, shared by the tests of src/mech.
 #include "planar_tree.h"
 
 #include <check.h>
@@ -27,6 +27,18 @@ void random_unit(unsigned* st, double v[3]) {
   hy_v3_normalize(v);
 }
 
+void random_box_inertia(unsigned* st, double mass, double inertia[9]) {
+  const double ex = random_uniform(st, 0.1, 1), ey = random_uniform(st, 0.1, 1),
+               ez = random_uniform(st, 0.1, 1);
+  const double D[9] = {mass * (ey * ey + ez * ez) / 12, 0, 0, 0, mass * (ex * ex + ez * ez) / 12,
+                       0, 0, 0, mass * (ex * ex + ey * ey) / 12};
+  double ax[3], R[9], RD[9];
+  random_unit(st, ax);
+  hy_rot_axis_angle(R, ax, random_uniform(st, 0, 3));
+  hy_m3_mul(RD, R, D);
+  hy_m3_mulT2(inertia, RD, R);
+}
+
 void random_tilted_normal(unsigned* st, double n[3]) {
   do {
     random_unit(st, n);
@@ -48,17 +60,7 @@ hy_model* random_planar_tree(unsigned seed, int nbody, const double n[3]) {
     snprintf(b.name, sizeof b.name, "b%d", i);
     b.mass = random_uniform(&st, 0.5, 5.0);
     random_vec(&st, b.com, 0.5);
-    // principal moments of a box, turned by a random rotation: products of inertia everywhere
-    const double ex = random_uniform(&st, 0.1, 1), ey = random_uniform(&st, 0.1, 1),
-                 ez = random_uniform(&st, 0.1, 1);
-    const double D[9] = {b.mass * (ey * ey + ez * ez) / 12, 0, 0, 0,
-                         b.mass * (ex * ex + ez * ez) / 12, 0, 0, 0,
-                         b.mass * (ex * ex + ey * ey) / 12};
-    double ax[3], R[9], RD[9];
-    random_unit(&st, ax);
-    hy_rot_axis_angle(R, ax, random_uniform(&st, 0, 3));
-    hy_m3_mul(RD, R, D);
-    hy_m3_mulT2(b.inertia, RD, R);
+    random_box_inertia(&st, b.mass, b.inertia);
     ck_assert_int_eq(hy_spec_add_body(s, &b), HY_OK);
 
     hy_joint_def j = hy_joint_def_default();

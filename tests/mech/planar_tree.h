@@ -1,4 +1,4 @@
-// Random numbers and random planar trees, shared by the tests of the planar paths of src/mech.
+// Random numbers, inertias and planar trees, shared by the tests of src/mech.
 #ifndef HYDYN_TESTS_MECH_PLANAR_TREE_H_
 #define HYDYN_TESTS_MECH_PLANAR_TREE_H_
 
@@ -10,6 +10,9 @@ double random_uniform(unsigned* state, double lo, double hi);
 void random_vec(unsigned* state, double v[3], double scale);
 // A random unit vector.
 void random_unit(unsigned* state, double v[3]);
+// The inertia tensor (kg m^2) of a uniform box of `mass` with random sides in [0.1, 1) m, turned
+// by a random rotation: physical, with products of inertia everywhere.
+void random_box_inertia(unsigned* state, double mass, double inertia[9]);
 // A random unit vector well away from every coordinate axis (each component at least 0.3).
 void random_tilted_normal(unsigned* state, double n[3]);
 

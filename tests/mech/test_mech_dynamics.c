@@ -11,21 +11,11 @@
 #include "fixture.h"
 #include "hydyn/hydyn.h"
 #include "mech/mech.h"
+#include "planar_tree.h"
 #include "sim/sim.h"
 
 //----- random trees --------------------------------------------------------------------------
 
-static double urand(unsigned* state, double lo, double hi) {
-  *state = *state * 1664525u + 1013904223u;
-  return lo + (hi - lo) * ((*state >> 8) / 16777216.0);
-}
-
-static void rand_unit(unsigned* st, double v[3]) {
-  do {
-    hy_v3_set(v, urand(st, -1, 1), urand(st, -1, 1), urand(st, -1, 1));
-  } while (hy_v3_norm(v) < 0.2);
-  hy_v3_normalize(v);
-}
 
 // A random 3-D tree: each body hangs from a random earlier body (so the tree branches), joints
 // alternate irregularly between revolute and prismatic, inertias are full tensors, and a force
@@ -41,23 +31,15 @@ static hy_model* random_tree(unsigned seed, int nbody) {
   for (int i = 0; i < nbody; i++) {
     hy_body_def b = hy_body_def_default();
     snprintf(b.name, sizeof b.name, "b%d", i);
-    b.mass = urand(&st, 0.5, 5.0);
-    hy_v3_set(b.com, urand(&st, -0.5, 0.5), urand(&st, -0.5, 0.5), urand(&st, -0.5, 0.5));
-    // principal moments of a box, turned by a random rotation: physical by construction
-    double ex = urand(&st, 0.1, 1), ey = urand(&st, 0.1, 1), ez = urand(&st, 0.1, 1);
-    double D[9] = {b.mass * (ey * ey + ez * ez) / 12, 0, 0, 0, b.mass * (ex * ex + ez * ez) / 12,
-                   0, 0, 0, b.mass * (ex * ex + ey * ey) / 12};
-    double ax[3], R[9], RD[9];
-    rand_unit(&st, ax);
-    hy_rot_axis_angle(R, ax, urand(&st, 0, 3));
-    hy_m3_mul(RD, R, D);
-    hy_m3_mulT2(b.inertia, RD, R);
+    b.mass = random_uniform(&st, 0.5, 5.0);
+    hy_v3_set(b.com, random_uniform(&st, -0.5, 0.5), random_uniform(&st, -0.5, 0.5), random_uniform(&st, -0.5, 0.5));
+    random_box_inertia(&st, b.mass, b.inertia);
     ck_assert_int_eq(hy_spec_add_body(s, &b), HY_OK);
 
     hy_joint_def j = hy_joint_def_default();
     snprintf(j.name, sizeof j.name, "j%d", i);
     snprintf(j.child, sizeof j.child, "b%d", i);
-    int parent = i == 0 ? -1 : (int)urand(&st, -1, (double)i);  // may be ground too
+    int parent = i == 0 ? -1 : (int)random_uniform(&st, -1, (double)i);  // may be ground too
     if (parent >= i) parent = i - 1;
     if (parent < 0) {
       strcpy(j.parent, "ground");
@@ -65,10 +47,10 @@ static hy_model* random_tree(unsigned seed, int nbody) {
       snprintf(j.parent, sizeof j.parent, "b%d", parent);
     }
     j.type = (i % 3 == 1) ? HY_JOINT_PRISMATIC : HY_JOINT_REVOLUTE;
-    hy_v3_set(j.parent_point, urand(&st, -1, 1), urand(&st, -1, 1), urand(&st, -1, 1));
-    hy_v3_set(j.child_point, urand(&st, -1, 1), urand(&st, -1, 1), urand(&st, -1, 1));
-    rand_unit(&st, j.axis);
-    rand_unit(&st, j.child_axis);
+    hy_v3_set(j.parent_point, random_uniform(&st, -1, 1), random_uniform(&st, -1, 1), random_uniform(&st, -1, 1));
+    hy_v3_set(j.child_point, random_uniform(&st, -1, 1), random_uniform(&st, -1, 1), random_uniform(&st, -1, 1));
+    random_unit(&st, j.axis);
+    random_unit(&st, j.child_axis);
     ck_assert_int_eq(hy_spec_add_joint(s, &j), HY_OK);
   }
   hy_marker_def mk = hy_marker_def_default();
@@ -101,8 +83,8 @@ static hy_model* random_tree(unsigned seed, int nbody) {
 static void random_state(unsigned seed, const hy_model* m, hy_data* d) {
   unsigned st = seed;
   for (int i = 0; i < m->sizes.nz; i++) {
-    d->z[i] = urand(&st, -1.5, 1.5);
-    d->zd[i] = urand(&st, -2, 2);
+    d->z[i] = random_uniform(&st, -1.5, 1.5);
+    d->zd[i] = random_uniform(&st, -2, 2);
   }
   d->time = 0.37;
 }
