@@ -119,8 +119,8 @@ typedef enum hy_planar {
 
 // Hydraulic circuits (lumped fluid, seed 000 Sect. 3, seed 001 Sect. 3.2; see
 // docs/hydraulics.md). Volumes and sources are the circuit's nodes; their names are unique
-// together with the throttle, valve and cylinder names, and a cylinder's name is also that of
-// its force element (unique among the force names).
+// together with the throttle, valve (directional, check, relief) and cylinder names, and a
+// cylinder's name is also that of its force element (unique among the force names).
 
 // Oil properties shared by the volumes of one circuit.
 typedef struct hy_circuit_def {
@@ -161,6 +161,41 @@ typedef struct hy_throttle_def {
   double dp_lim;  // laminar limit (Pa), > 0
   hy_srcpos pos;
 } hy_throttle_def;
+
+// Pressure valves: a check valve and a relief valve are one element (compiled into the pvl_*
+// arrays, told apart by pvl_kind) that passes oil from `from` to `to` only, once the pressure
+// difference dp = p_from - p_to exceeds its cracking pressure p_crack. The flow is
+// Q = cv x(dp) orifice(dp), with the opening x rising smoothly (C^1) from 0 at dp <= p_crack to
+// 1 at dp >= p_crack + p_open, and the orifice law of a throttle (see docs/hydraulics.md).
+typedef enum hy_pressure_valve_kind {
+  HY_PRESSURE_VALVE_CHECK = 0,   // p_crack >= 0: lets oil pass one way
+  HY_PRESSURE_VALVE_RELIEF = 1,  // p_crack = p_set > 0: limits the pressure of `from`
+} hy_pressure_valve_kind;
+
+// A check valve from node `from` to node `to` (volume or source names): no flow backwards.
+typedef struct hy_check_valve_def {
+  char name[HY_NAME_MAX];
+  char from[HY_NAME_MAX];
+  char to[HY_NAME_MAX];
+  double cv;       // flow coefficient when fully open (m^3/(s sqrt(Pa))), > 0
+  double p_crack;  // pressure difference at which it starts to open (Pa), >= 0
+  double p_open;   // further rise of the difference until it is fully open (Pa), > 0
+  double dp_lim;   // laminar limit (Pa), > 0
+  hy_srcpos pos;
+} hy_check_valve_def;
+
+// A pressure relief valve protecting node `from` (usually a volume): it opens towards `to`
+// (usually the tank) once p_from - p_to exceeds p_set.
+typedef struct hy_relief_valve_def {
+  char name[HY_NAME_MAX];
+  char from[HY_NAME_MAX];
+  char to[HY_NAME_MAX];
+  double cv;      // flow coefficient when fully open (m^3/(s sqrt(Pa))), > 0
+  double p_set;   // cracking pressure difference (Pa), > 0
+  double p_open;  // override: further rise until it is fully open (Pa), > 0
+  double dp_lim;  // laminar limit (Pa), > 0
+  hy_srcpos pos;
+} hy_relief_valve_def;
 
 // A 4/3 directional valve with ports P, T, A, B (volume or source names), seed 000 Eqs. 26-27:
 // U > 0 opens P->A and B->T, U < 0 opens P->B and A->T, each path with coefficient cv |U|.
@@ -216,6 +251,8 @@ HY_API hy_volume_def hy_volume_def_default(void);
 HY_API hy_source_def hy_source_def_default(void);
 HY_API hy_throttle_def hy_throttle_def_default(void);
 HY_API hy_valve_def hy_valve_def_default(void);
+HY_API hy_check_valve_def hy_check_valve_def_default(void);
+HY_API hy_relief_valve_def hy_relief_valve_def_default(void);
 HY_API hy_cylinder_def hy_cylinder_def_default(void);
 
 // The editable model. Definitions are copied in; names are resolved by hy_model_compile.
@@ -239,6 +276,8 @@ HY_API hy_status hy_spec_add_volume(hy_spec* s, const hy_volume_def* def);
 HY_API hy_status hy_spec_add_source(hy_spec* s, const hy_source_def* def);
 HY_API hy_status hy_spec_add_throttle(hy_spec* s, const hy_throttle_def* def);
 HY_API hy_status hy_spec_add_valve(hy_spec* s, const hy_valve_def* def);
+HY_API hy_status hy_spec_add_check_valve(hy_spec* s, const hy_check_valve_def* def);
+HY_API hy_status hy_spec_add_relief_valve(hy_spec* s, const hy_relief_valve_def* def);
 HY_API hy_status hy_spec_add_cylinder(hy_spec* s, const hy_cylinder_def* def);
 
 //----- the compiled model ------------------------------------------------------------------
@@ -259,6 +298,7 @@ typedef struct hy_sizes {
   int nsrc;     // fixed-pressure nodes (pumps, tanks)
   int norf;     // throttle valves (fixed orifices)
   int nvlv;     // 4/3 directional valves (spool states)
+  int npvl;     // pressure valves: check and relief valves
   int ncyl;     // hydraulic cylinders (each also a force element)
 } hy_sizes;
 
@@ -365,6 +405,13 @@ typedef struct hy_sizes {
   X(double, vlv_dp_lim, sz.nvlv)               /* laminar limit (Pa) */                 \
   X(double, vlv_U0, sz.nvlv)                   /* initial spool position (V) */         \
   X(int, vlv_sig, sz.nvlv)                     /* reference signal U_ref (V), -1 = 0 */ \
+  X(char, pvl_name, sz.npvl * HY_NAME_MAX)     /* check and relief valve names */       \
+  X(int, pvl_kind, sz.npvl)                    /* hy_pressure_valve_kind */             \
+  X(int, pvl_node, sz.npvl * 2)                /* from, to: nodes; flow only from -> to */ \
+  X(double, pvl_cv, sz.npvl)                   /* flow coefficient, fully open */       \
+  X(double, pvl_p_crack, sz.npvl)              /* dp at which it starts to open (Pa) */ \
+  X(double, pvl_p_open, sz.npvl)               /* further dp until fully open (Pa) */   \
+  X(double, pvl_dp_lim, sz.npvl)               /* laminar limit (Pa) */                 \
   X(int, cyl_frc, sz.ncyl)                     /* its force element */                  \
   X(int, cyl_vol_a, sz.ncyl)                   /* piston-side volume */                 \
   X(int, cyl_vol_b, sz.ncyl)                   /* rod-side volume */                    \
@@ -433,6 +480,8 @@ HY_API int hy_model_volume(const hy_model* m, const char* name);
 HY_API int hy_model_source(const hy_model* m, const char* name);
 HY_API int hy_model_throttle(const hy_model* m, const char* name);
 HY_API int hy_model_valve(const hy_model* m, const char* name);
+// Check and relief valves share the pvl_* arrays: the index of either kind there.
+HY_API int hy_model_pressure_valve(const hy_model* m, const char* name);
 HY_API int hy_model_cylinder(const hy_model* m, const char* name);
 
 // Value of signal `sig` at time t.

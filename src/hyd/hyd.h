@@ -32,9 +32,20 @@ void hy_hyd_work_bind(const hy_model* m, hy_hyd_work* hw, double* buf);
 double hy_hyd_orifice_flow(double coeff, double dp, double dp_lim, hy_laminar law,
                            double* dq_ddp);
 
+// Opening x in [0, 1] of a check or relief valve at the pressure difference dp = p_from - p_to:
+// 0 for dp <= p_crack, 1 for dp >= p_crack + p_open, a cubic smoothstep between (C^1);
+// *dx_ddp receives dx/d(dp). Nullable: dx_ddp.
+double hy_hyd_pressure_valve_opening(double dp, double p_crack, double p_open, double* dx_ddp);
+
+// Flow of a check or relief valve from `from` to `to`: Q = x(dp) hy_hyd_orifice_flow(cv, dp),
+// exactly 0 while closed (so never negative); *dq_ddp receives dQ/d(dp). Nullable: dq_ddp.
+double hy_hyd_pressure_valve_flow(double cv, double dp, double p_crack, double p_open,
+                                  double dp_lim, hy_laminar law, double* dq_ddp);
+
 // Evaluates the network at d->time, d->p, d->U and the cylinder geometry d->frc_len/frc_rate:
-// volumes, bulk moduli, flows, d->pd, d->Ud, the cylinder force parts and d->frc_force of the
-// cylinder elements (F = F_hyd + F_visc + F_damp - F_mu, F_mu = 0 until friction arrives).
+// volumes, bulk moduli, flows (throttles, directional, check and relief valves), d->pd, d->Ud,
+// the cylinder force parts and d->frc_force of the cylinder elements (F = F_hyd + F_visc +
+// F_damp - F_mu, F_mu = 0 until friction arrives).
 // With hw != NULL also the derivatives (not with respect to U: the spools are stepped apart,
 // by hy_hyd_spool_step). Never allocates.
 void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw);

@@ -1,6 +1,6 @@
-// The hydraulic network: flows through throttles and directional valves, the pressure rates of
-// the volumes (seed 000 Eqs. 22-27, seed 001 Sect. 3.2, seed 003 Eqs. 1-6) and their exact
-// partial derivatives for the monolithic Newton tangent (seed 000 Sect. 4).
+// The hydraulic network: flows through throttles, directional, check and relief valves, the
+// pressure rates of the volumes (seed 000 Eqs. 22-27, seed 001 Sect. 3.2, seed 003 Eqs. 1-6) and
+// their exact partial derivatives for the monolithic Newton tangent (seed 000 Sect. 4).
 #include <string.h>
 
 #include "hyd/hyd_impl.h"
@@ -90,6 +90,18 @@ void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw) {
     const double q =
         hy_hyd_orifice_flow(m->orf_cv[i], dp, m->orf_dp_lim[i], laminar_of(m, nd, 2), &dq);
     d->orf_q[i] = q;
+    add_flow(nv, S, J, nd[0], nd[1], q, dq);
+  }
+
+  // check and relief valves: the throttle's law scaled by an opening that follows dp
+  for (int i = 0; i < m->sizes.npvl; i++) {
+    const int* nd = m->pvl_node + 2 * i;
+    const double dp = hy_hyd_node_pressure(m, d, nd[0]) - hy_hyd_node_pressure(m, d, nd[1]);
+    double dq;
+    const double q =
+        hy_hyd_pressure_valve_flow(m->pvl_cv[i], dp, m->pvl_p_crack[i], m->pvl_p_open[i],
+                                   m->pvl_dp_lim[i], laminar_of(m, nd, 2), &dq);
+    d->pvl_q[i] = q;
     add_flow(nv, S, J, nd[0], nd[1], q, dq);
   }
 

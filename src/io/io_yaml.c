@@ -1381,6 +1381,55 @@ static hy_status load_valves(loader* ld, const item* cit, const node* cn) {
   return HY_OK;
 }
 
+// `check_valves` (relief = 0) or `relief_valves` (relief = 1) of a circuit. The two differ only
+// in the key of the cracking pressure (optional p_crack >= 0, required p_set > 0).
+static hy_status load_pressure_valves(loader* ld, const item* cit, const node* cn, int relief) {
+  static const char* const check_keys[] = {"name",    "from",   "to",     "cv",
+                                           "p_crack", "p_open", "dp_lim", NULL};
+  static const char* const relief_keys[] = {"name",  "from",   "to",     "cv",
+                                            "p_set", "p_open", "dp_lim", NULL};
+  const char* const list_key = relief ? "relief_valves" : "check_valves";
+  const char* const what = relief ? "relief valve" : "check valve";
+  const node* list;
+  HY_TRY(get_sublist(ld, cit, cn, list_key, list_key, &list));
+  for (int i = 0; list && i < list->nkid; i++) {
+    item it;
+    const node* n;
+    HY_TRY(list_item(ld, list, i, list_key, what, relief ? relief_keys : check_keys, &it, &n));
+    // read as a check valve; a relief valve takes the same fields with p_set for p_crack
+    hy_check_valve_def d = hy_check_valve_def_default();
+    d.pos = pos_of(n);
+    HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(need_name(ld, &it, n, "from", "a volume or source name", d.from));
+    HY_TRY(need_name(ld, &it, n, "to", "a volume or source name", d.to));
+    HY_TRY(need_positive(ld, &it, n, "cv", 0, "m^3/(s sqrt(Pa))", &d.cv));
+    if (relief) {
+      HY_TRY(need_positive(ld, &it, n, "p_set", 0, "Pa", &d.p_crack));
+    } else {
+      HY_TRY(opt_positive(ld, &it, n, "p_crack", 1, "Pa", &d.p_crack));
+    }
+    HY_TRY(need_positive(ld, &it, n, "p_open", 0, "Pa", &d.p_open));
+    HY_TRY(opt_positive(ld, &it, n, "dp_lim", 0, "Pa", &d.dp_lim));
+    hy_status added;
+    if (relief) {
+      hy_relief_valve_def r = hy_relief_valve_def_default();
+      memcpy(r.name, d.name, HY_NAME_MAX);
+      memcpy(r.from, d.from, HY_NAME_MAX);
+      memcpy(r.to, d.to, HY_NAME_MAX);
+      r.cv = d.cv;
+      r.p_set = d.p_crack;
+      r.p_open = d.p_open;
+      r.dp_lim = d.dp_lim;
+      r.pos = d.pos;
+      added = hy_spec_add_relief_valve(ld->spec, &r);
+    } else {
+      added = hy_spec_add_check_valve(ld->spec, &d);
+    }
+    if (added != HY_OK) return add_failed(ld, what, d.name);
+  }
+  return HY_OK;
+}
+
 // One of two alternative keys (`a` or `b`, exactly one required) as a positive number; *which
 // is 0 for a, 1 for b.
 static hy_status one_of(loader* ld, const item* it, const node* n, const char* a, const char* ua,
@@ -1468,8 +1517,9 @@ static hy_status load_cylinders(loader* ld, const item* cit, const node* cn) {
 }
 
 static hy_status load_circuit(loader* ld, const node* list, int index) {
-  static const char* const keys[] = {"name",      "oil",    "laminar",   "volumes", "sources",
-                                     "throttles", "valves", "cylinders", NULL};
+  static const char* const keys[] = {"name",          "oil",       "laminar", "volumes",
+                                     "sources",       "throttles", "valves",  "check_valves",
+                                     "relief_valves", "cylinders", NULL};
   static const char* const oil_keys[] = {"bulk_modulus", "law", "k", NULL};
   static const char* const laws[] = {"constant", "linear", NULL};
   static const char* const laminars[] = {"cubic", "linear", NULL};
@@ -1507,6 +1557,8 @@ static hy_status load_circuit(loader* ld, const node* list, int index) {
   HY_TRY(load_sources(ld, &it, n, d.name));
   HY_TRY(load_throttles(ld, &it, n));
   HY_TRY(load_valves(ld, &it, n));
+  HY_TRY(load_pressure_valves(ld, &it, n, 0));
+  HY_TRY(load_pressure_valves(ld, &it, n, 1));
   return load_cylinders(ld, &it, n);
 }
 

@@ -4,6 +4,20 @@
 
 #include "hydyn/model.h"
 
+// A check or relief valve as the spec keeps it: the two public definitions differ only in the
+// name of the cracking pressure and in its range, so they share one list (in the order added).
+typedef struct hy_pressure_valve_spec {
+  hy_pressure_valve_kind kind;
+  char name[HY_NAME_MAX];
+  char from[HY_NAME_MAX];
+  char to[HY_NAME_MAX];
+  double cv;
+  double p_crack;  // p_crack of a check valve, p_set of a relief valve (Pa)
+  double p_open;
+  double dp_lim;
+  hy_srcpos pos;
+} hy_pressure_valve_spec;
+
 struct hy_spec {
   char name[HY_NAME_MAX];
   char path[256];
@@ -32,6 +46,8 @@ struct hy_spec {
   int nthrottle, cap_throttle;
   hy_valve_def* valves;
   int nvalve, cap_valve;
+  hy_pressure_valve_spec* pvalves;  // check and relief valves
+  int npvalve, cap_pvalve;
   hy_cylinder_def* cylinders;
   int ncylinder, cap_cylinder;
   hy_planar planar;  // HY_PLANAR_AUTO unless set by hy_spec_set_planar

@@ -105,6 +105,9 @@ int hy_model_throttle(const hy_model* m, const char* name) {
 int hy_model_valve(const hy_model* m, const char* name) {
   return find_name(m->vlv_name, m->sizes.nvlv, name);
 }
+int hy_model_pressure_valve(const hy_model* m, const char* name) {
+  return find_name(m->pvl_name, m->sizes.npvl, name);
+}
 int hy_model_cylinder(const hy_model* m, const char* name) {
   int f = hy_model_force(m, name);
   return f < 0 ? -1 : m->frc_cyl[f];
@@ -250,16 +253,23 @@ static int node_circuit(const hy_spec* s, int node) {
   return spec_circuit(s, c);
 }
 
+// What a check or relief valve is called in messages.
+static const char* pvalve_kind_name(hy_pressure_valve_kind kind) {
+  return kind == HY_PRESSURE_VALVE_RELIEF ? "relief valve" : "check valve";
+}
+
 // Where a hydraulic name was first defined among the kinds checked so far, for duplicates.
 static int hyd_name_taken(const hy_spec* s, const char* name, int kind, int index,
                           const char** what) {
-  // kinds in order: 0 volume, 1 source, 2 throttle, 3 valve, 4 cylinder
-  static const char* const kinds[] = {"volume", "source", "throttle", "valve", "cylinder"};
+  // kinds in order: 0 volume, 1 source, 2 throttle, 3 valve, 4 check or relief valve,
+  // 5 cylinder
+  static const char* const kinds[] = {"volume", "source", "throttle", "valve", NULL, "cylinder"};
   for (int k = 0; k <= kind; k++) {
     int n = k == 0   ? s->nvolume
             : k == 1 ? s->nsource
             : k == 2 ? s->nthrottle
             : k == 3 ? s->nvalve
+            : k == 4 ? s->npvalve
                      : s->ncylinder;
     if (k == kind) n = index;
     for (int i = 0; i < n; i++) {
@@ -267,9 +277,10 @@ static int hyd_name_taken(const hy_spec* s, const char* name, int kind, int inde
                           : k == 1 ? s->sources[i].name
                           : k == 2 ? s->throttles[i].name
                           : k == 3 ? s->valves[i].name
+                          : k == 4 ? s->pvalves[i].name
                                    : s->cylinders[i].name;
       if (strcmp(other, name) == 0) {
-        *what = kinds[k];
+        *what = k == 4 ? pvalve_kind_name(s->pvalves[i].kind) : kinds[k];
         return 1;
       }
     }
@@ -415,10 +426,45 @@ static hy_status hyd_check(const hy_spec* s, hy_error* err) {
       HFAIL(v->pos, "valve '%s': signal '%s' does not exist", v->name, v->signal);
     }
   }
+  for (int i = 0; i < s->npvalve; i++) {
+    const hy_pressure_valve_spec* v = &s->pvalves[i];
+    const char* kind = pvalve_kind_name(v->kind);
+    const int relief = v->kind == HY_PRESSURE_VALVE_RELIEF;
+    if (v->kind != HY_PRESSURE_VALVE_CHECK && !relief) {
+      HFAIL(v->pos, "pressure valve '%s': unknown kind %d", v->name, (int)v->kind);
+    }
+    if (v->name[0] == 0) HFAIL(v->pos, "%s %d has no name", kind, i);
+    if (hyd_name_taken(s, v->name, 4, i, &what)) {
+      HFAIL(v->pos, "%s '%s': the name is already used by a %s", kind, v->name, what);
+    }
+    int a, b, circ = -1;
+    HY_TRY(hyd_port(s, err, v->pos, kind, v->name, "from", v->from, &a, &circ));
+    HY_TRY(hyd_port(s, err, v->pos, kind, v->name, "to", v->to, &b, &circ));
+    if (a == b) HFAIL(v->pos, "%s '%s': from and to are the same node '%s'", kind, v->name, v->to);
+    if (a >= s->nvolume && b >= s->nvolume) {
+      HFAIL(v->pos, "%s '%s': connects two sources ('%s', '%s'); one end must be a volume", kind,
+            v->name, v->from, v->to);
+    }
+    if (!finite_pos(v->cv)) {
+      HFAIL(v->pos, "%s '%s': cv must be positive (m^3/(s sqrt(Pa))), got %g", kind, v->name,
+            v->cv);
+    }
+    // a relief valve open at dp = 0 would be a throttle; a check valve may crack at once
+    if (relief ? !finite_pos(v->p_crack) : !finite_nonneg(v->p_crack)) {
+      HFAIL(v->pos, "%s '%s': %s must be %s (Pa), got %g", kind, v->name,
+            relief ? "p_set" : "p_crack", relief ? "positive" : ">= 0", v->p_crack);
+    }
+    if (!finite_pos(v->p_open)) {
+      HFAIL(v->pos, "%s '%s': p_open must be positive (Pa), got %g", kind, v->name, v->p_open);
+    }
+    if (!finite_pos(v->dp_lim)) {
+      HFAIL(v->pos, "%s '%s': dp_lim must be positive (Pa), got %g", kind, v->name, v->dp_lim);
+    }
+  }
   for (int i = 0; i < s->ncylinder; i++) {
     const hy_cylinder_def* c = &s->cylinders[i];
     if (c->name[0] == 0) HFAIL(c->pos, "cylinder %d has no name", i);
-    if (hyd_name_taken(s, c->name, 4, i, &what)) {
+    if (hyd_name_taken(s, c->name, 5, i, &what)) {
       HFAIL(c->pos, "cylinder '%s': the name is already used by a %s", c->name, what);
     }
     for (int k = 0; k < s->nforce; k++) {
@@ -501,6 +547,9 @@ static hy_status hyd_check(const hy_spec* s, hy_error* err) {
       nconn +=
           strcmp(s->throttles[k].from, v->name) == 0 || strcmp(s->throttles[k].to, v->name) == 0;
     }
+    for (int k = 0; k < s->npvalve; k++) {
+      nconn += strcmp(s->pvalves[k].from, v->name) == 0 || strcmp(s->pvalves[k].to, v->name) == 0;
+    }
     for (int k = 0; k < s->nvalve; k++) {
       const hy_valve_def* vd = &s->valves[k];
       nconn += strcmp(vd->P, v->name) == 0 || strcmp(vd->T, v->name) == 0 ||
@@ -512,8 +561,8 @@ static hy_status hyd_check(const hy_spec* s, hy_error* err) {
     }
     if (nconn + nchamber == 0) {
       HFAIL(v->pos,
-            "volume '%s' is not connected: no throttle, valve port or cylinder chamber "
-            "names it",
+            "volume '%s' is not connected: no throttle, valve port, check or relief valve or "
+            "cylinder chamber names it",
             v->name);
     }
     if (v->hose_volume == 0 && nchamber == 0) {
@@ -574,6 +623,17 @@ static void hyd_fill(const hy_spec* s, hy_model* m) {
     m->vlv_dp_lim[i] = v->dp_lim;
     m->vlv_U0[i] = v->U0;
     m->vlv_sig[i] = v->signal[0] ? hy_model_signal(m, v->signal) : -1;
+  }
+  for (int i = 0; i < s->npvalve; i++) {
+    const hy_pressure_valve_spec* v = &s->pvalves[i];
+    memcpy(m->pvl_name + (size_t)i * HY_NAME_MAX, v->name, HY_NAME_MAX);
+    m->pvl_kind[i] = v->kind;
+    m->pvl_node[2 * i] = spec_node(s, v->from);
+    m->pvl_node[2 * i + 1] = spec_node(s, v->to);
+    m->pvl_cv[i] = v->cv;
+    m->pvl_p_crack[i] = v->p_crack;
+    m->pvl_p_open[i] = v->p_open;
+    m->pvl_dp_lim[i] = v->dp_lim;
   }
   for (int i = 0; i < s->ncylinder; i++) {
     const hy_cylinder_def* c = &s->cylinders[i];
@@ -1040,6 +1100,7 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
                  .nsrc = s->nsource,
                  .norf = s->nthrottle,
                  .nvlv = s->nvalve,
+                 .npvl = s->npvalve,
                  .ncyl = s->ncylinder};
   status = hy_model_alloc(&sz, &m);
   if (status != HY_OK) {

@@ -97,6 +97,20 @@ hy_valve_def hy_valve_def_default(void) {
   return d;
 }
 
+hy_check_valve_def hy_check_valve_def_default(void) {
+  hy_check_valve_def d;
+  memset(&d, 0, sizeof d);
+  d.dp_lim = kDefaultDpLim;
+  return d;
+}
+
+hy_relief_valve_def hy_relief_valve_def_default(void) {
+  hy_relief_valve_def d;
+  memset(&d, 0, sizeof d);
+  d.dp_lim = kDefaultDpLim;
+  return d;
+}
+
 hy_cylinder_def hy_cylinder_def_default(void) {
   hy_cylinder_def d;
   memset(&d, 0, sizeof d);
@@ -132,6 +146,7 @@ void hy_spec_free(hy_spec* s) {
   hy_free(s->sources);
   hy_free(s->throttles);
   hy_free(s->valves);
+  hy_free(s->pvalves);
   hy_free(s->cylinders);
   hy_free(s);
 }
@@ -222,6 +237,37 @@ hy_status hy_spec_add_throttle(hy_spec* s, const hy_throttle_def* def) {
 hy_status hy_spec_add_valve(hy_spec* s, const hy_valve_def* def) {
   HY_SPEC_ADD_(s, valves, nvalve, cap_valve, def);
   return HY_OK;
+}
+
+// Check and relief valves are one element of the compiled model (a pressure valve with a kind);
+// p_crack holds a relief valve's p_set.
+static hy_status add_pressure_valve(hy_spec* s, hy_pressure_valve_kind kind, const char* name,
+                                    const char* from, const char* to, double cv, double p_crack,
+                                    double p_open, double dp_lim, hy_srcpos pos) {
+  hy_pressure_valve_spec v = {.kind = kind,
+                              .cv = cv,
+                              .p_crack = p_crack,
+                              .p_open = p_open,
+                              .dp_lim = dp_lim,
+                              .pos = pos};
+  memcpy(v.name, name, HY_NAME_MAX);
+  memcpy(v.from, from, HY_NAME_MAX);
+  memcpy(v.to, to, HY_NAME_MAX);
+  const hy_pressure_valve_spec* pv = &v;
+  HY_SPEC_ADD_(s, pvalves, npvalve, cap_pvalve, pv);
+  return HY_OK;
+}
+
+hy_status hy_spec_add_check_valve(hy_spec* s, const hy_check_valve_def* def) {
+  if (!def) return HY_ERR_ARG;
+  return add_pressure_valve(s, HY_PRESSURE_VALVE_CHECK, def->name, def->from, def->to, def->cv,
+                            def->p_crack, def->p_open, def->dp_lim, def->pos);
+}
+
+hy_status hy_spec_add_relief_valve(hy_spec* s, const hy_relief_valve_def* def) {
+  if (!def) return HY_ERR_ARG;
+  return add_pressure_valve(s, HY_PRESSURE_VALVE_RELIEF, def->name, def->from, def->to, def->cv,
+                            def->p_set, def->p_open, def->dp_lim, def->pos);
 }
 
 hy_status hy_spec_add_cylinder(hy_spec* s, const hy_cylinder_def* def) {

@@ -61,6 +61,7 @@ static void layout(const hy_model* m, hy_data* d, hy_work* w, double* dbuf, int*
   TAKE_D(d->vol_Be, nv)
   TAKE_D(d->orf_q, (size_t)sz->norf)
   TAKE_D(d->vlv_q, 4 * nvl)
+  TAKE_D(d->pvl_q, (size_t)sz->npvl)
   TAKE_D(d->cyl_len_a, nc)
   TAKE_D(d->cyl_len_b, nc)
   TAKE_D(d->cyl_F_hyd, nc)

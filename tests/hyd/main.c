@@ -2,5 +2,8 @@
 
 Suite* hyd_suite(void);
 Suite* hyd_yaml_suite(void);
+Suite* hyd_pressure_valve_suite(void);
 
-int main(void) { return hy_test_main(hyd_suite(), hyd_yaml_suite(), NULL); }
+int main(void) {
+  return hy_test_main(hyd_suite(), hyd_yaml_suite(), hyd_pressure_valve_suite(), NULL);
+}

@@ -1,7 +1,8 @@
 // Hydraulics (src/hyd): a sealed chamber compressed by its piston against the closed form of
 // Eqs. 22-23, the orifice law across dp = 0 and +-dp_lim, the spool's trapezoidal step, every
 // partial derivative of hy_hyd_work against central differences on the circuit of seed 000
-// Sect. 5, the initial pressures, and the builder's validation. The tests build their own
+// Sect. 5 (also with check and relief valves added, closed, partly and fully open), the initial
+// pressures, and the builder's validation. The tests build their own
 // hy_data arrays, so they do not depend on the mechanics or on hy_data_make.
 #include <math.h>
 #include <stdio.h>
@@ -33,11 +34,13 @@ typedef struct circuit_opts {
   hy_cyl_init init;
   double p0[3];     // NAN = derived
   int with_signal;  // U_ref = 10 V for all t (a table held constant)
+  int pvalves;      // add the pressure valves of add_pressure_valves
   int mutation;     // builder-validation case (0 = a valid model)
 } circuit_opts;
 
 static circuit_opts default_opts(void) {
-  circuit_opts o = {HY_BULK_CONSTANT, HY_LAMINAR_CUBIC, HY_CYL_INIT_GIVEN, {5e6, 5e6, 3.5e6}, 0, 0};
+  circuit_opts o = {
+      HY_BULK_CONSTANT, HY_LAMINAR_CUBIC, HY_CYL_INIT_GIVEN, {5e6, 5e6, 3.5e6}, 0, 0, 0};
   return o;
 }
 
@@ -72,6 +75,48 @@ static hy_circuit_def main_circuit(const circuit_opts* o) {
   c.law_k = 11;
   c.laminar = o->laminar;
   return c;
+}
+
+// Check and relief valves on seed 000's circuit (kRelief* etc. below), numbered in this order in
+// the pvl_* arrays: a relief valve V1 -> tank, a check valve V3 -> V2 and an anti-cavitation
+// check valve tank -> V3 that cracks at once. Mutations 9-14 break one of them; the broken
+// definition is at line 40, column 7.
+static const double kReliefSet = 5e6, kReliefOpen = 1e6, kReliefCv = 5e-7;
+static const double kCheckCrack = 1e5, kCheckOpen = 3e5, kCheckCv = 3e-7;
+static const double kSuctionOpen = 2e5, kSuctionCv = 4e-7;
+
+static void add_pressure_valves(hy_spec* s, int mutation) {
+  const hy_srcpos bad = {40, 7};
+  hy_relief_valve_def r = hy_relief_valve_def_default();
+  snprintf(r.name, sizeof r.name, "relief");
+  snprintf(r.from, sizeof r.from, "V1");
+  snprintf(r.to, sizeof r.to, "tank");
+  r.cv = kReliefCv;
+  r.p_set = kReliefSet;
+  r.p_open = kReliefOpen;
+  if (mutation == 9) r.p_set = 0, r.pos = bad;
+  if (mutation == 11) r.p_open = 0, r.pos = bad;
+  if (mutation == 13) snprintf(r.from, sizeof r.from, "pump"), r.pos = bad;
+  ck_assert_int_eq(hy_spec_add_relief_valve(s, &r), HY_OK);
+  hy_check_valve_def c = hy_check_valve_def_default();
+  snprintf(c.name, sizeof c.name, "check");
+  snprintf(c.from, sizeof c.from, "V3");
+  snprintf(c.to, sizeof c.to, "V2");
+  c.cv = kCheckCv;
+  c.p_crack = kCheckCrack;
+  c.p_open = kCheckOpen;
+  if (mutation == 10) c.p_crack = -1, c.pos = bad;
+  if (mutation == 12) c.cv = 0, c.pos = bad;
+  if (mutation == 14) snprintf(c.name, sizeof c.name, "throttle"), c.pos = bad;
+  if (mutation == 15) snprintf(c.to, sizeof c.to, "V3"), c.pos = bad;
+  ck_assert_int_eq(hy_spec_add_check_valve(s, &c), HY_OK);
+  hy_check_valve_def u = hy_check_valve_def_default();
+  snprintf(u.name, sizeof u.name, "suction");
+  snprintf(u.from, sizeof u.from, "tank");
+  snprintf(u.to, sizeof u.to, "V3");
+  u.cv = kSuctionCv;
+  u.p_open = kSuctionOpen;
+  ck_assert_int_eq(hy_spec_add_check_valve(s, &u), HY_OK);
 }
 
 // Compiles the circuit of seed 000 Sect. 5: pump and tank, a 4/3 valve with A = V1 and B = V3,
@@ -158,6 +203,7 @@ static hy_status build_circuit(const circuit_opts* o, hy_model** out, hy_error* 
   if (o->with_signal) snprintf(v.signal, sizeof v.signal, "U_ref");
   if (o->mutation == 7) snprintf(v.T, sizeof v.T, "V1");
   ck_assert_int_eq(hy_spec_add_valve(s, &v), HY_OK);
+  if (o->pvalves) add_pressure_valves(s, o->mutation);
   hy_cylinder_def cy = hy_cylinder_def_default();
   snprintf(cy.name, sizeof cy.name, "cylinder");
   snprintf(cy.marker_a, sizeof cy.marker_a, "G");
@@ -222,8 +268,8 @@ static void hdata_make(const hy_model* m, hdata* h) {
   memset(h, 0, sizeof *h);
   const size_t nv = (size_t)m->sizes.nvol, nl = (size_t)m->sizes.nvlv;
   const size_t nc = (size_t)m->sizes.ncyl, nf = (size_t)m->sizes.nfrc;
-  const size_t no = (size_t)m->sizes.norf;
-  const size_t n = 4 * nf + 4 * nv + 2 * nl + no + 4 * nl + 5 * nc;
+  const size_t no = (size_t)m->sizes.norf, npv = (size_t)m->sizes.npvl;
+  const size_t n = 4 * nf + 4 * nv + 2 * nl + no + 4 * nl + npv + 5 * nc;
   h->buf = calloc(n + 1, sizeof(double));
   ck_assert_ptr_nonnull(h->buf);
   double* q = h->buf;
@@ -242,6 +288,7 @@ static void hdata_make(const hy_model* m, hdata* h) {
   TAKE(Ud, nl)
   TAKE(orf_q, no)
   TAKE(vlv_q, 4 * nl)
+  TAKE(pvl_q, npv)
   TAKE(cyl_len_a, nc)
   TAKE(cyl_len_b, nc)
   TAKE(cyl_F_hyd, nc)
@@ -346,12 +393,20 @@ static const bad_build kBadBuild[] = {
     {5, 20, "already used by a force element"},
     {6, 0, "belongs to circuit"},
     {7, 0, "port T and port A are the same node 'V1'"},
+    {9, 40, "relief valve 'relief': p_set must be positive (Pa), got 0"},
+    {10, 40, "check valve 'check': p_crack must be >= 0 (Pa), got -1"},
+    {11, 40, "relief valve 'relief': p_open must be positive (Pa), got 0"},
+    {12, 40, "check valve 'check': cv must be positive"},
+    {13, 40, "relief valve 'relief': connects two sources ('pump', 'tank')"},
+    {14, 40, "check valve 'throttle': the name is already used by a throttle"},
+    {15, 40, "check valve 'check': from and to are the same node 'V3'"},
 };
 
 START_TEST(test_builder_validation) {
   const bad_build* b = &kBadBuild[_i];
   circuit_opts o = default_opts();
   o.mutation = b->mutation;
+  o.pvalves = b->mutation >= 9;
   if (b->mutation == 3) o.init = HY_CYL_INIT_EQUILIBRIUM;  // V2 keeps its p0
   hy_model* m = NULL;
   hy_error err;
@@ -362,6 +417,7 @@ START_TEST(test_builder_validation) {
   ck_assert_msg(strstr(err.msg, b->needle), "mutation %d: '%s' not in '%s'", b->mutation, b->needle,
                 err.msg);
   if (b->line) ck_assert_int_eq(err.src_line, b->line);
+  if (b->line == 40) ck_assert_int_eq(err.src_col, 7);
 }
 END_TEST
 
@@ -724,6 +780,8 @@ typedef struct fd_state {
   double sd;
   int throttle_laminar;  // expected regime of the throttle (|dp| < dp_lim)
   int damper;            // expected end damper: 0 none, 1 piston side, 2 rod side
+  int pvalves;           // with the pressure valves of add_pressure_valves
+  int opening[3];        // their expected openings: 0 closed, 1 partly, 2 fully open
 } fd_state;
 
 static const fd_state kStates[] = {
@@ -735,7 +793,9 @@ static const fd_state kStates[] = {
      0.214,
      0.05,
      1,
-     0},
+     0,
+     0,
+     {0, 0, 0}},
     {"U < 0, throttle turbulent",
      HY_BULK_CONSTANT,
      HY_LAMINAR_CUBIC,
@@ -744,7 +804,9 @@ static const fd_state kStates[] = {
      0.6,
      -0.1,
      0,
-     0},
+     0,
+     0,
+     {0, 0, 0}},
     {"valve paths laminar, piston-side damper",
      HY_BULK_LINEAR,
      HY_LAMINAR_LINEAR,
@@ -753,7 +815,9 @@ static const fd_state kStates[] = {
      0.004,
      -0.02,
      1,
-     1},
+     1,
+     0,
+     {0, 0, 0}},
     {"U < 0, rod-side damper, turbulent",
      HY_BULK_CONSTANT,
      HY_LAMINAR_LINEAR,
@@ -762,7 +826,9 @@ static const fd_state kStates[] = {
      1.197,
      0.03,
      0,
-     2},
+     2,
+     0,
+     {0, 0, 0}},
     {"U < 0 laminar paths, linear oil",
      HY_BULK_LINEAR,
      HY_LAMINAR_CUBIC,
@@ -771,7 +837,58 @@ static const fd_state kStates[] = {
      0.9,
      0.0,
      1,
-     0},
+     0,
+     0,
+     {0, 0, 0}},
+    // relief dp 5.5e6 (half open, turbulent), check dp 1.5e5 (1/6 open, laminar)
+    {"relief and check partly open",
+     HY_BULK_LINEAR,
+     HY_LAMINAR_CUBIC,
+     {5.6e6, 3.0e6, 3.15e6},
+     2.0,
+     0.5,
+     0.01,
+     0,
+     0,
+     1,
+     {1, 1, 0}},
+    // relief dp 6.4e6, check dp 6e5: both fully open (turbulent)
+    {"relief and check fully open",
+     HY_BULK_CONSTANT,
+     HY_LAMINAR_CUBIC,
+     {6.5e6, 2.0e6, 2.6e6},
+     -2.0,
+     0.5,
+     -0.01,
+     0,
+     0,
+     1,
+     {2, 2, 0}},
+    // relief below its setting, check reversed (dp -2e6), suction reversed
+    {"pressure valves closed",
+     HY_BULK_CONSTANT,
+     HY_LAMINAR_CUBIC,
+     {4.0e6, 5.0e6, 3.0e6},
+     2.0,
+     0.5,
+     0.01,
+     0,
+     0,
+     1,
+     {0, 0, 0}},
+    // relief dp 5.2e6 (1/5 open), check dp 2e4 below its cracking pressure, suction dp 8e4
+    // (2/5 open, laminar)
+    {"suction partly open, linear laminar law",
+     HY_BULK_LINEAR,
+     HY_LAMINAR_LINEAR,
+     {5.3e6, 0.0, 0.02e6},
+     2.0,
+     0.5,
+     0.0,
+     0,
+     0,
+     1,
+     {1, 0, 1}},
 };
 
 START_TEST(test_partials_fd) {
@@ -779,6 +896,7 @@ START_TEST(test_partials_fd) {
   circuit_opts o = default_opts();
   o.law = st->law;
   o.laminar = st->laminar;
+  o.pvalves = st->pvalves;
   hy_model* m = make_circuit(&o);
   hdata h;
   hdata_make(m, &h);
@@ -792,6 +910,18 @@ START_TEST(test_partials_fd) {
   if (st->damper == 0) ck_assert_double_eq(damp, 0.0);
   if (st->damper == 1) ck_assert_double_gt(damp, 0.0);  // pushes out of the piston-side end
   if (st->damper == 2) ck_assert_double_lt(damp, 0.0);  // pushes in from the rod-side end
+  for (int i = 0; i < m->sizes.npvl; i++) {
+    const int* nd = m->pvl_node + 2 * i;
+    // node pressure: a volume's state, or a source's fixed pressure (no signals here)
+    double pn[2];
+    for (int k = 0; k < 2; k++) pn[k] = nd[k] < 3 ? h.d.p[nd[k]] : m->src_p[nd[k] - 3];
+    const double x =
+        hy_hyd_pressure_valve_opening(pn[0] - pn[1], m->pvl_p_crack[i], m->pvl_p_open[i], NULL);
+    const int opening = x == 0 ? 0 : (x == 1 ? 2 : 1);
+    ck_assert_msg(opening == st->opening[i], "%s: valve %d opening %g", st->label, i, x);
+    if (opening == 0) ck_assert_double_eq(h.d.pvl_q[i], 0.0);
+    if (opening > 0) ck_assert_double_gt(h.d.pvl_q[i], 0.0);
+  }
   g_worst = 0;
   check_partials(m, &h, st->label);
   printf("hyd partials, %-45s worst relative error %.3g\n", st->label, g_worst);

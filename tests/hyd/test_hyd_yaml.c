@@ -31,6 +31,7 @@ START_TEST(test_good_sizes) {
   ck_assert_int_eq(m->sizes.nsrc, 3);
   ck_assert_int_eq(m->sizes.norf, 2);
   ck_assert_int_eq(m->sizes.nvlv, 2);
+  ck_assert_int_eq(m->sizes.npvl, 2);
   ck_assert_int_eq(m->sizes.ncyl, 2);
   ck_assert_int_eq(m->sizes.nfrc, 2);
   ck_assert_double_eq(m->opt.tol_p, 0.5);
@@ -94,6 +95,20 @@ START_TEST(test_good_throttles_and_valves) {
   ck_assert_double_eq(m->vlv_dp_lim[v2], 1e5);
   ck_assert_double_eq(m->vlv_U0[v2], -2.5);
   ck_assert_int_eq(m->vlv_sig[v2], -1);
+  // check and relief valves: one compiled list, told apart by pvl_kind
+  const int refill = hy_model_pressure_valve(m, "refill"),
+            guard = hy_model_pressure_valve(m, "guard");
+  ck_assert_int_eq(m->pvl_kind[refill], HY_PRESSURE_VALVE_CHECK);
+  ck_assert_int_eq(m->pvl_node[2 * refill], nv + hy_model_source(m, "accu"));
+  ck_assert_int_eq(m->pvl_node[2 * refill + 1], hy_model_volume(m, "Wc"));
+  ck_assert_double_eq(m->pvl_p_crack[refill], 0);
+  ck_assert_double_eq(m->pvl_dp_lim[refill], 1e5);
+  ck_assert_int_eq(m->pvl_kind[guard], HY_PRESSURE_VALVE_RELIEF);
+  ck_assert_int_eq(m->pvl_node[2 * guard], hy_model_volume(m, "Wb"));
+  ck_assert_double_eq(m->pvl_cv[guard], 2e-7);
+  ck_assert_double_eq(m->pvl_p_crack[guard], 7e6);
+  ck_assert_double_eq(m->pvl_p_open[guard], 5e5);
+  ck_assert_double_eq(m->pvl_dp_lim[guard], 2e5);
   hy_model_free(m);
 }
 END_TEST
@@ -199,6 +214,14 @@ static const bad_case kBad[] = {
     {"hyd_unconnected.yaml", 14, 11, "volume 'V2' is not connected", "no throttle, valve port"},
     {"hyd_zero_tau.yaml", 19, 74, "valves[0] 'dcv': tau", "expected a positive number (s)"},
     {"hyd_unknown_port.yaml", 19, 11, "valve 'dcv'", "port T 'tnk' is not a volume or source"},
+    {"hyd_check_unknown_node.yaml", 18, 11, "check valve 'back'",
+     "to 'tnk' is not a volume or source"},
+    {"hyd_check_negative_crack.yaml", 17, 65, "check_valves[0] 'suction': p_crack",
+     "expected a non-negative number (Pa), got '-1e5'"},
+    {"hyd_relief_zero_set.yaml", 21, 18, "relief_valves[0] 'relief': p_set",
+     "expected a positive number (Pa), got '0'"},
+    {"hyd_relief_same_node.yaml", 17, 11, "relief valve 'relief'",
+     "from and to are the same node 'V'"},
 };
 
 START_TEST(test_bad_file) {
@@ -271,6 +294,27 @@ static const bad_text kBadText[] = {
      "      volumes: [{name: pump, hose_volume: 1e-4, hose_bulk_modulus: 1e8}]\n"
      "      sources: [{name: pump, pressure: 1e7}]\n",
      13, 17, "source 'pump': the name is already used by a volume"},
+    {"hydraulics:\n  circuits:\n    - name: c\n      oil: {bulk_modulus: 1e9}\n"
+     "      volumes: [{name: V, hose_volume: 1e-4, hose_bulk_modulus: 1e8, p0: 1e6}]\n"
+     "    - name: d\n      oil: {bulk_modulus: 1e9}\n"
+     "      volumes: [{name: W, hose_volume: 1e-4, hose_bulk_modulus: 1e8, p0: 1e6}]\n"
+     "      check_valves: [{name: x, from: V, to: W, cv: 1e-7, p_open: 1e5}]\n",
+     16, 22, "check valve 'x': to 'W' belongs to circuit 'd', the other ports to circuit 'c'"},
+    {"hydraulics:\n  circuits:\n    - name: c\n      oil: {bulk_modulus: 1e9}\n"
+     "      volumes: [{name: V, hose_volume: 1e-4, hose_bulk_modulus: 1e8, p0: 1e6}]\n"
+     "      sources: [{name: tank, pressure: 1e5}]\n"
+     "      check_valves: [{name: x, from: tank, to: V, cv: 1e-7, p_open: 0}]\n",
+     14, 69, "check_valves[0] 'x': p_open: expected a positive number (Pa), got '0'"},
+    {"hydraulics:\n  circuits:\n    - name: c\n      oil: {bulk_modulus: 1e9}\n"
+     "      volumes: [{name: V, hose_volume: 1e-4, hose_bulk_modulus: 1e8, p0: 1e6}]\n"
+     "      sources: [{name: tank, pressure: 1e5}]\n"
+     "      relief_valves: [{name: r, from: V, to: tank, cv: 1e-7, p_open: 1e5}]\n",
+     14, 23, "relief_valves[0] 'r': key 'p_set'"},
+    {"hydraulics:\n  circuits:\n    - name: c\n      oil: {bulk_modulus: 1e9}\n"
+     "      volumes: [{name: V, hose_volume: 1e-4, hose_bulk_modulus: 1e8, p0: 1e6}]\n"
+     "      sources: [{name: tank, pressure: 1e5}]\n"
+     "      relief_valves: [{name: r, from: V, to: tank, cv: 1e-7, p_crack: 1e6, p_open: 1e5}]\n",
+     14, 62, "unknown key 'p_crack'"},
 };
 
 START_TEST(test_bad_text) {
