@@ -394,7 +394,9 @@ static void kinematics_vel_planar(const hy_model* m, hy_data* d, hy_mech_work* w
     double* restrict Z = d->body_Z + 6 * j;
     double* restrict dj = d->jnt_d + 6 * j;
     double* restrict Zd0 = w->body_Zd0 + 6 * j;
-    // d_j, and Eq. 2
+    // d_j, and Eq. 2. With every omega and every revolute axis along n, d_j = b_dot_j zd_j is
+    // [(s_dot_p x b_ang + omega_p x b_lin) zd; 0] for both joint types: for a revolute joint
+    // omega_p x u = 0, and (omega_p x P) x u = omega_p x (P x u); for a prismatic one b_ang = 0.
     double d0, d1, d2;
     if (xy) {
       d0 = (Zp[1] * b[5] - Zp[5] * b[1]) * zd;
