@@ -1,5 +1,7 @@
 // Check and relief valves: an orifice whose opening follows the pressure difference across it
-// (see docs/hydraulics.md, "Check and relief valves").
+// (see docs/hydraulics.md, "Check and relief valves"). The orifice is that of the throttles,
+// seed 000 Eq. 24 with the laminar branch of seed 003 Eq. 6 (hyd_orifice.c); the opening law
+// is hydyn's own, as the seeds have no such valves.
 #include "hyd/hyd.h"
 
 double hy_hyd_pressure_valve_opening(double dp, double p_crack, double p_open, double* dx_ddp) {
