@@ -18,11 +18,14 @@ size_t hy_form_work_doubles(const hy_model* m) {
          + nz * nf                // G
          + hy_hyd_work_size(m)    // hydraulic derivatives
          + 5 * nv + (size_t)m->sizes.nvlv      // p_k, pd_k, hat_pd, pd_trap, pd_km1, U_k
-         + (size_t)m->sizes.ncyl * nz;         // jac_s
+         + (size_t)m->sizes.ncyl * nz         // jac_s
+         + nz * nz + nv * nv + nv * (size_t)m->sizes.ncyl  // tg_S, tg_D, tg_G
+         + (size_t)m->sizes.ncyl * (nz + nv);   // tg_Js, tg_Fp
 }
 
 size_t hy_form_work_ints(const hy_model* m) {
-  return 2 * (size_t)m->sizes.nz + 3 * (size_t)m->sizes.neq;  // piv, cperm; rowsel, pivd, rperm
+  // piv, cperm, tg_Spiv; rowsel, pivd, rperm; tg_Dpiv
+  return 3 * (size_t)m->sizes.nz + 3 * (size_t)m->sizes.neq + (size_t)m->sizes.nvol;
 }
 
 void hy_form_work_bind(const hy_model* m, hy_form_work* fw, double* p, int* q) {
@@ -61,6 +64,16 @@ void hy_form_work_bind(const hy_model* m, hy_form_work* fw, double* p, int* q) {
   p += nz * nf;
   fw->jac_s = p;
   p += (size_t)m->sizes.ncyl * nz;
+  fw->tg_S = p;
+  p += nz * nz;
+  fw->tg_D = p;
+  p += nv * nv;
+  fw->tg_G = p;
+  p += nv * (size_t)m->sizes.ncyl;
+  fw->tg_Js = p;
+  p += (size_t)m->sizes.ncyl * nz;
+  fw->tg_Fp = p;
+  p += (size_t)m->sizes.ncyl * nv;
   hy_hyd_work_bind(m, &fw->hyd, p);
   fw->piv = q;
   q += nz;
@@ -71,6 +84,10 @@ void hy_form_work_bind(const hy_model* m, hy_form_work* fw, double* p, int* q) {
   fw->pivd = q;
   q += neq;
   fw->rperm = q;
+  q += neq;
+  fw->tg_Spiv = q;
+  q += nz;
+  fw->tg_Dpiv = q;
 }
 
 void hy_form_forces(const hy_model* m, hy_data* d) {
@@ -494,53 +511,128 @@ void hy_form_pressure_rows(const hy_model* m, hy_data* d, hy_form_work* fw, doub
   for (int v = 0; v < m->sizes.nvol; v++) fp[v] = s * (fw->pd_trap[v] - d->pd[v]);
 }
 
-void hy_form_hyd_tangent(const hy_model* m, const hy_form_work* fw, const double* Rz, int ncol,
-                         double* J, int nx) {
-  // Blocks of the tangent that involve pressures; the z columns are multiplied by Rz (nz x
-  // ncol) when given (double-step). Mechanical rows: f_z = dt^2/4 (... - J_s^T F), so
-  // df_z/dp = -dt^2/4 J_s^T dF/dp. Pressure rows: f_p = dt/2 (2/dt p + hat - h(p, s, s_dot)), so
-  // df_p/dp = I - dt/2 dh/dp and df_p/dz = -dt/2 (dh/ds + 2/dt dh/ds_dot) J_s (the change of
-  // J_s with z is left out).
-  const int nz = m->sizes.nz, nv = m->sizes.nvol, nc = m->sizes.ncyl;
+// The tangent's pressure blocks from the hydraulic derivatives of the evaluation the tangent is
+// formed at. Pressure rows: f_p = dt/2 (2/dt p + hat - h(p, s, s_dot)), so D = df_p/dp = I - dt/2
+// dh/dp and df_p/dz = G Js with G = -dt/2 (dh/ds + 2/dt dh/ds_dot) (the change of Js with z is
+// left out). Mechanical rows: f_z = dt^2/4 (... - Js^T F), so df_z/dp = -dt^2/4 Js^T dF/dp.
+static void pressure_blocks(const hy_model* m, hy_form_work* fw) {
+  const int nv = m->sizes.nvol, nc = m->sizes.ncyl;
   const double dt = fw->dt;
   const hy_hyd_work* hw = &fw->hyd;
   for (int v = 0; v < nv; v++) {
-    double* row = J + (size_t)(ncol + v) * nx;
-    for (int w = 0; w < nv; w++) row[ncol + w] = (v == w ? 1.0 : 0.0) - 0.5 * dt * hw->dpd_dp[v * nv + w];
-    for (int c = 0; c < ncol; c++) row[c] = 0;
-    for (int cy = 0; cy < nc; cy++) {
-      const double g = -0.5 * dt * (hw->dpd_ds[v * nc + cy] + 2 / dt * hw->dpd_dsd[v * nc + cy]);
-      if (g == 0) continue;
-      const double* js = fw->jac_s + (size_t)cy * nz;
-      for (int c = 0; c < ncol; c++) {
-        double jr;
-        if (Rz) {
-          jr = 0;
-          for (int i = 0; i < nz; i++) jr += js[i] * Rz[i * ncol + c];
-        } else {
-          jr = js[c];
-        }
-        row[c] += g * jr;
-      }
+    for (int w = 0; w < nv; w++) {
+      fw->tg_D[v * nv + w] = (v == w ? 1.0 : 0.0) - 0.5 * dt * hw->dpd_dp[v * nv + w];
+    }
+    for (int c = 0; c < nc; c++) {
+      fw->tg_G[v * nc + c] = -0.5 * dt * (hw->dpd_ds[v * nc + c] + 2 / dt * hw->dpd_dsd[v * nc + c]);
     }
   }
-  for (int r = 0; r < ncol; r++) {
-    double* row = J + (size_t)r * nx;
+}
+
+// The mechanical block (nm x nm) into fw->tg_S, the cylinder Jacobians in the unknowns into
+// fw->tg_Js and the pressure blocks, all at the last residual evaluation.
+static void tangent_blocks(const hy_model* m, hy_data* d, hy_form_work* fw) {
+  if (m->opt.formulation == HY_FORM_DOUBLE_STEP) {
+    hy_doublestep_tangent_mech(m, d, fw, fw->tg_S);
+  } else {
+    hy_penalty_tangent_mech(m, d, fw, fw->tg_S);
+  }
+  if (m->sizes.nvol > 0) pressure_blocks(m, fw);
+}
+
+void hy_form_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, double* J) {
+  const int nm = nmech(m, d), nv = m->sizes.nvol, nc = m->sizes.ncyl, nx = nm + nv;
+  const double s = -0.25 * fw->dt * fw->dt;
+  tangent_blocks(m, d, fw);
+  for (int i = 0; i < nm; i++) {
+    double* row = J + (size_t)i * nx;
+    memcpy(row, fw->tg_S + (size_t)i * nm, sizeof(double) * (size_t)nm);
     for (int w = 0; w < nv; w++) {
-      double s = 0;
-      for (int cy = 0; cy < nc; cy++) {
-        const double* js = fw->jac_s + (size_t)cy * nz;
-        double jr;
-        if (Rz) {
-          jr = 0;
-          for (int i = 0; i < nz; i++) jr += js[i] * Rz[i * ncol + r];
-        } else {
-          jr = js[r];
-        }
-        s += jr * hw->dF_dp[cy * nv + w];
-      }
-      row[ncol + w] = -0.25 * dt * dt * s;
+      double sum = 0;
+      for (int c = 0; c < nc; c++) sum += fw->tg_Js[c * nm + i] * fw->hyd.dF_dp[c * nv + w];
+      row[nm + w] = s * sum;
     }
+  }
+  for (int v = 0; v < nv; v++) {
+    double* row = J + (size_t)(nm + v) * nx;
+    for (int i = 0; i < nm; i++) {
+      double sum = 0;
+      for (int c = 0; c < nc; c++) sum += fw->tg_G[v * nc + c] * fw->tg_Js[c * nm + i];
+      row[i] = sum;
+    }
+    memcpy(row + nm, fw->tg_D + (size_t)v * nv, sizeof(double) * (size_t)nv);
+  }
+}
+
+// The pressures couple to the mechanics only through the ncyl cylinder lengths, so they are
+// eliminated in blocks instead of factoring the whole tangent: with Y = D^-1 G, the Schur
+// complement of D is S = A_m - (df_z/dp) D^-1 (df_p/dz) = A_m + dt^2/4 Js^T (dF/dp Y) Js, a
+// rank-ncyl update of the mechanical block. Besides being cheaper, the mechanical and pressure
+// rows, whose scales differ by many orders of magnitude, are then never pivoted against each
+// other.
+hy_status hy_form_factor_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, int* sing) {
+  const int nm = nmech(m, d), nv = m->sizes.nvol, nc = m->sizes.ncyl;
+  tangent_blocks(m, d, fw);
+  int col = -1;
+  if (nv > 0) {
+    if (hy_lu_factor(nv, fw->tg_D, fw->tg_Dpiv, &col) != HY_OK) {
+      *sing = nm + (col < 0 ? 0 : col);
+      return HY_WARN_SINGULAR;
+    }
+    // Y = D^-1 G column by column (G is stored row-major, nv x nc)
+    double* y = fw->vec2;
+    for (int c = 0; c < nc; c++) {
+      for (int v = 0; v < nv; v++) y[v] = fw->tg_G[v * nc + c];
+      hy_lu_solve(nv, fw->tg_D, fw->tg_Dpiv, y);
+      for (int v = 0; v < nv; v++) fw->tg_G[v * nc + c] = y[v];
+    }
+    const double s = 0.25 * fw->dt * fw->dt;
+    for (int a = 0; a < nc; a++) {
+      for (int b = 0; b < nc; b++) {
+        double k = 0;
+        for (int v = 0; v < nv; v++) k += fw->hyd.dF_dp[a * nv + v] * fw->tg_G[v * nc + b];
+        k *= s;
+        if (k == 0) continue;
+        const double* ja = fw->tg_Js + (size_t)a * nm;
+        const double* jb = fw->tg_Js + (size_t)b * nm;
+        for (int i = 0; i < nm; i++) {
+          const double ki = k * ja[i];
+          for (int j = 0; j < nm; j++) fw->tg_S[i * nm + j] += ki * jb[j];
+        }
+      }
+    }
+    memcpy(fw->tg_Fp, fw->hyd.dF_dp, sizeof(double) * (size_t)nc * (size_t)nv);
+  }
+  if (hy_lu_factor(nm, fw->tg_S, fw->tg_Spiv, &col) != HY_OK) {
+    *sing = col < 0 ? 0 : col;
+    return HY_WARN_SINGULAR;
+  }
+  return HY_OK;
+}
+
+void hy_form_solve_tangent(const hy_model* m, const hy_data* d, const hy_form_work* fw,
+                           double* b) {
+  const int nm = nmech(m, d), nv = m->sizes.nvol, nc = m->sizes.ncyl;
+  double* bp = b + nm;
+  if (nv > 0) {
+    // t = D^-1 b_p, then b_m - (df_z/dp) t = b_m + dt^2/4 Js^T dF/dp t
+    hy_lu_solve(nv, fw->tg_D, fw->tg_Dpiv, bp);
+    const double s = 0.25 * fw->dt * fw->dt;
+    for (int c = 0; c < nc; c++) {
+      double u = 0;
+      for (int v = 0; v < nv; v++) u += fw->tg_Fp[c * nv + v] * bp[v];
+      u *= s;
+      const double* jc = fw->tg_Js + (size_t)c * nm;
+      for (int i = 0; i < nm; i++) b[i] += u * jc[i];
+    }
+  }
+  hy_lu_solve(nm, fw->tg_S, fw->tg_Spiv, b);
+  // x_p = t - Y Js x_m
+  for (int c = 0; c < nc; c++) {
+    const double* jc = fw->tg_Js + (size_t)c * nm;
+    double w = 0;
+    for (int i = 0; i < nm; i++) w += jc[i] * b[i];
+    for (int v = 0; v < nv; v++) bp[v] -= fw->tg_G[v * nc + c] * w;
   }
 }
 
@@ -548,14 +640,6 @@ hy_status hy_form_residual(const hy_model* m, hy_data* d, hy_form_work* fw, hy_m
                            const double* x, double* f) {
   if (m->opt.formulation == HY_FORM_DOUBLE_STEP) return hy_doublestep_residual(m, d, fw, mw, x, f);
   return hy_penalty_residual(m, d, fw, mw, x, f);
-}
-
-void hy_form_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, double* J) {
-  if (m->opt.formulation == HY_FORM_DOUBLE_STEP) {
-    hy_doublestep_tangent(m, d, fw, J);
-  } else {
-    hy_penalty_tangent(m, d, fw, J);
-  }
 }
 
 void hy_form_iteration_done(const hy_model* m, hy_data* d, hy_form_work* fw) {

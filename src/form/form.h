@@ -60,6 +60,14 @@ typedef struct hy_form_work {
   double* pd_km1;   // pressure rates of the previous step, for the predictor     (nvol)
   double* jac_s;    // d|s|/dz of every cylinder                                  (ncyl x nz)
   double* W;        // M' + dt/2 C + dt^2/4 K of the cylinders                     (nz x nz)
+  // the Newton tangent in blocks (hy_form_factor_tangent), nm mechanical unknowns
+  double* tg_S;     // mechanical block, then its Schur complement and LU factors  (nz x nz)
+  int* tg_Spiv;     //                                                            (nz)
+  double* tg_D;     // pressure block and its LU factors                          (nvol x nvol)
+  int* tg_Dpiv;     //                                                            (nvol)
+  double* tg_G;     // d f_p / d s, then D^-1 of it                                (nvol x ncyl)
+  double* tg_Js;    // d|s| / d(mechanical unknowns)                               (ncyl x nz)
+  double* tg_Fp;    // d F_cyl / d p at the tangent's evaluation                  (ncyl x nvol)
 } hy_form_work;
 
 // Doubles and ints the work arrays need.
@@ -97,8 +105,16 @@ void hy_form_step_begin(const hy_model* m, hy_data* d, hy_form_work* fw, double 
 hy_status hy_form_residual(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
                            const double* x, double* f);
 // Analytic approximate tangent (nx x nx, row-major) at the x of the last hy_form_residual call:
-// M' + dt^2/4 Phi_z^T alpha Phi_z (penalty), M'' (double-step).
+// mechanical block M' + dt^2/4 Phi_z^T alpha Phi_z (penalty) or M'' (double-step), each with the
+// cylinders' damping and stiffness, and the exact hydraulic blocks. The Newton iteration uses
+// the factored form below; the whole matrix is for checks and the finite-difference comparison.
 void hy_form_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, double* J);
+// The same tangent, factored by eliminating the pressures in blocks (in fw). On a singular
+// block, HY_WARN_SINGULAR and the unknown at which it was found in *sing.
+hy_status hy_form_factor_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, int* sing);
+// Solves tangent * x = b in place in b (nx) with the factors of hy_form_factor_tangent.
+void hy_form_solve_tangent(const hy_model* m, const hy_data* d, const hy_form_work* fw,
+                           double* b);
 // After each Newton update: the penalty formulation schedules its multiplier update (Eq. 19).
 void hy_form_iteration_done(const hy_model* m, hy_data* d, hy_form_work* fw);
 // Ends a converged step at x: final evaluation, projections (penalty, Eqs. 20-21), commit of

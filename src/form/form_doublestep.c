@@ -69,10 +69,10 @@ hy_status hy_doublestep_residual(const hy_model* m, hy_data* d, hy_form_work* fw
   return HY_OK;
 }
 
-void hy_doublestep_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, double* J) {
+void hy_doublestep_tangent_mech(const hy_model* m, hy_data* d, hy_form_work* fw, double* Am) {
   // R_z^T W R_z with W = M' + dt/2 C + dt^2/4 K: the leading term of the tangent of Eq. 38 in
-  // the independent coordinates; then the pressure blocks
-  const int nz = m->sizes.nz, nf = d->ndof, nx = nf + m->sizes.nvol;
+  // the independent coordinates; the cylinder lengths change with them by Js R_z
+  const int nz = m->sizes.nz, nf = d->ndof;
   const double* Rz = fw->Rz;
   hy_form_cylinder_jacobians(m, d, fw);
   hy_form_cylinder_matrix(m, d, fw, fw->dt, fw->W);
@@ -88,10 +88,17 @@ void hy_doublestep_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, doub
     for (int c = 0; c < nf; c++) {
       double v = 0;
       for (int i = 0; i < nz; i++) v += Rz[i * nf + a] * WR[i * nf + c];
-      J[a * nx + c] = v;
+      Am[a * nf + c] = v;
     }
   }
-  if (m->sizes.nvol > 0) hy_form_hyd_tangent(m, fw, Rz, nf, J, nx);
+  for (int cy = 0; cy < m->sizes.ncyl; cy++) {
+    const double* js = fw->jac_s + (size_t)cy * nz;
+    for (int c = 0; c < nf; c++) {
+      double v = 0;
+      for (int i = 0; i < nz; i++) v += js[i] * Rz[i * nf + c];
+      fw->tg_Js[cy * nf + c] = v;
+    }
+  }
 }
 
 hy_status hy_doublestep_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,

@@ -25,11 +25,6 @@ void hy_form_cylinder_matrix(const hy_model* m, const hy_data* d, hy_form_work* 
 void hy_form_set_pressures(const hy_model* m, hy_data* d, hy_form_work* fw, const double* xp);
 // Pressure rows of the residual (after an evaluation at the same unknowns).
 void hy_form_pressure_rows(const hy_model* m, hy_data* d, hy_form_work* fw, double* fp);
-// The pressure rows and columns of the tangent J (nx x nx, the first ncol unknowns mechanical);
-// Rz (nz x ncol) maps coordinate columns to independent ones, NULL for the identity.
-void hy_form_hyd_tangent(const hy_model* m, const hy_form_work* fw, const double* Rz, int ncol,
-                         double* J, int nx);
-
 // Chooses independent coordinates and independent equations by full-pivoting LU of the current
 // Phi_z (seed 000, text after Eq. 15); writes d->part, d->ndof, fw->rowsel, fw->nsel.
 void hy_form_select_partition(const hy_model* m, hy_data* d, hy_form_work* fw);

@@ -6,13 +6,15 @@
 
 hy_status hy_penalty_residual(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
                               const double* x, double* f);
-void hy_penalty_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, double* J);
+// The mechanical block of the tangent (nm x nm) into Am and the cylinder Jacobians in the
+// unknowns into fw->tg_Js, at the last residual evaluation.
+void hy_penalty_tangent_mech(const hy_model* m, hy_data* d, hy_form_work* fw, double* Am);
 hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
                          const double* x);
 
 hy_status hy_doublestep_residual(const hy_model* m, hy_data* d, hy_form_work* fw,
                                  hy_mech_work* mw, const double* x, double* f);
-void hy_doublestep_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, double* J);
+void hy_doublestep_tangent_mech(const hy_model* m, hy_data* d, hy_form_work* fw, double* Am);
 hy_status hy_doublestep_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
                             const double* x);
 

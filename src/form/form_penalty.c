@@ -85,13 +85,10 @@ hy_status hy_penalty_residual(const hy_model* m, hy_data* d, hy_form_work* fw, h
   return HY_OK;
 }
 
-void hy_penalty_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, double* J) {
-  const int nz = m->sizes.nz, nx = nz + m->sizes.nvol;
+void hy_penalty_tangent_mech(const hy_model* m, hy_data* d, hy_form_work* fw, double* Am) {
   hy_form_cylinder_jacobians(m, d, fw);
-  leading_matrix(m, d, fw, fw->dt, fw->A);
-  for (int i = 0; i < nz; i++) memcpy(J + (size_t)i * nx, fw->A + (size_t)i * nz,
-                                      sizeof(double) * (size_t)nz);
-  if (m->sizes.nvol > 0) hy_form_hyd_tangent(m, fw, NULL, nz, J, nx);
+  leading_matrix(m, d, fw, fw->dt, Am);
+  memcpy(fw->tg_Js, fw->jac_s, sizeof(double) * (size_t)m->sizes.ncyl * (size_t)m->sizes.nz);
 }
 
 hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,

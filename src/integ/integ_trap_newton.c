@@ -71,40 +71,54 @@ hy_status hy_integ_trap_newton_step(const hy_model* m, hy_data* d, hy_form_work*
       }
     }
     nw->res_norm = res_mech > res_hyd ? res_mech : res_hyd;
+    const int analytic = m->opt.tangent != HY_TANGENT_FD;
     if (it > 1 && m->opt.reuse_tangent) {
-      // modified Newton: the factors of the step's first tangent, with its row scales
-      for (int i = 0; i < n; i++) nw->dx[i] = -nw->f[i] * nw->fp[i];
-      hy_lu_solve(n, nw->J, nw->piv, nw->dx);
+      // modified Newton: the factors of the step's first tangent (with its row scales for the
+      // finite-difference one)
+      if (analytic) {
+        for (int i = 0; i < n; i++) nw->dx[i] = -nw->f[i];
+        hy_form_solve_tangent(m, d, fw, nw->dx);
+      } else {
+        for (int i = 0; i < n; i++) nw->dx[i] = -nw->f[i] * nw->fp[i];
+        hy_lu_solve(n, nw->J, nw->piv, nw->dx);
+      }
       goto update;
     }
-    if (m->opt.tangent == HY_TANGENT_FD) {
+    int col = -1;
+    hy_status fst;
+    if (analytic) {
+      fst = hy_form_factor_tangent(m, d, fw, &col);
+      for (int i = 0; i < n; i++) nw->dx[i] = -nw->f[i];
+    } else {
       st = fd_tangent(m, d, fw, mw, nw, n);
       if (st != HY_OK) break;
-    } else {
-      hy_form_tangent(m, d, fw, nw->J);
-    }
-    // rows scaled to unit largest entry: mechanical and pressure rows differ by many orders of
-    // magnitude, which partial pivoting alone does not see
-    for (int i = 0; i < n; i++) {
-      double mx = 0;
-      for (int j = 0; j < n; j++) {
-        const double a = fabs(nw->J[i * n + j]);
-        if (a > mx) mx = a;
+      // rows scaled to unit largest entry: mechanical and pressure rows differ by many orders
+      // of magnitude, which partial pivoting alone does not see
+      for (int i = 0; i < n; i++) {
+        double mx = 0;
+        for (int j = 0; j < n; j++) {
+          const double a = fabs(nw->J[i * n + j]);
+          if (a > mx) mx = a;
+        }
+        const double sc = mx > 0 ? 1 / mx : 1;
+        for (int j = 0; j < n; j++) nw->J[i * n + j] *= sc;
+        nw->dx[i] = -nw->f[i] * sc;
+        nw->fp[i] = sc;  // kept for the modified-Newton iterations (fp is free until then)
       }
-      const double sc = mx > 0 ? 1 / mx : 1;
-      for (int j = 0; j < n; j++) nw->J[i * n + j] *= sc;
-      nw->dx[i] = -nw->f[i] * sc;
-      nw->fp[i] = sc;  // kept for the modified-Newton iterations (fp is free until then)
+      fst = hy_lu_factor(n, nw->J, nw->piv, &col);
     }
-    int col = -1;
-    if (hy_lu_factor(n, nw->J, nw->piv, &col) != HY_OK) {
+    if (fst != HY_OK) {
       int is_p;
       st = HY_FAIL(&d->err, HY_NEWTON_NOCONV,
                    "singular Newton tangent at t = %g s (unknown '%s')", d->time,
                    hy_form_unknown_name(m, d, col < 0 ? 0 : col, &is_p));
       break;
     }
-    hy_lu_solve(n, nw->J, nw->piv, nw->dx);
+    if (analytic) {
+      hy_form_solve_tangent(m, d, fw, nw->dx);
+    } else {
+      hy_lu_solve(n, nw->J, nw->piv, nw->dx);
+    }
   update:;
     // convergence per segment: every correction below its tolerance (rad or m, Pa)
     double worst = 0;
