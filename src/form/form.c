@@ -636,6 +636,33 @@ void hy_form_solve_tangent(const hy_model* m, const hy_data* d, const hy_form_wo
   }
 }
 
+// At the end of a step the coordinates have moved by the last Newton correction since the last
+// evaluation. In nearly every step that correction is far below the tolerance (1e-5 of it on
+// the seed mechanisms, 1e-12 rad). The position stages of the kinematics and constraints, and the
+// loop closure, are then not repeated for it: Phi moves by Phi_z times the change (exact to its
+// square, ~1e-24 m) and the rest keeps the evaluated positions. The coordinates themselves always
+// take the full correction: even a 1e-11 rad left out would enter the velocities and
+// accelerations of the trapezoidal rule (as 2/dt and 4/dt^2 times it), which nothing damps.
+#define KEEP_POSITIONS 1e-3
+
+int hy_form_keep_positions(const hy_model* m, hy_data* d, const double* dz) {
+  const int nz = m->sizes.nz, neq = m->sizes.neq;
+  const double lim = KEEP_POSITIONS * m->opt.tol_pos;
+  for (int i = 0; i < nz; i++) {
+    if (!(fabs(dz[i]) <= lim)) return 0;
+  }
+  double viol = 0;
+  for (int e = 0; e < neq; e++) {
+    const double* row = d->phi_z + (size_t)e * nz;
+    double s = d->phi[e];
+    for (int i = 0; i < nz; i++) s += row[i] * dz[i];
+    d->phi[e] = s;
+    viol = fmax(viol, fabs(s));
+  }
+  d->violation = viol;
+  return 1;
+}
+
 hy_status hy_form_residual(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
                            const double* x, double* f) {
   if (m->opt.formulation == HY_FORM_DOUBLE_STEP) return hy_doublestep_residual(m, d, fw, mw, x, f);

@@ -108,8 +108,13 @@ hy_status hy_doublestep_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_
   const double dt = fw->dt;
   // the two steps once more at the converged unknowns, without the dynamics: positions and
   // velocities closed exactly, accelerations by Eq. 15
+  // the dependent coordinates follow by R_z; closing the loops after a change below
+  // KEEP_POSITIONS would correct them by its square, far below round-off
+  double* dz = fw->vec2;
+  memcpy(dz, d->z, sizeof(double) * (size_t)nz);
   set_independent(m, d, fw, x);
-  if (hy_form_close_positions(m, d, fw, mw) != HY_OK) {
+  for (int i = 0; i < nz; i++) dz[i] = d->z[i] - dz[i];
+  if (!hy_form_keep_positions(m, d, dz) && hy_form_close_positions(m, d, fw, mw) != HY_OK) {
     return HY_FAIL(&d->err, HY_NEWTON_NOCONV,
                    "loop closure failed at t = %g s (constraint residual %.3g)", d->time,
                    d->violation);

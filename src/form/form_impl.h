@@ -49,4 +49,9 @@ void hy_form_velocity_transform(const hy_model* m, hy_data* d, hy_form_work* fw)
 // Accelerations of the reduced equations M'' zdd_i = Q'' (Eqs. 16-17) into d->zdd.
 hy_status hy_form_reduced_accelerations(const hy_model* m, hy_data* d, hy_form_work* fw);
 
+// Whether the end of a step may keep the position stages of the last evaluation for a change
+// dz (nz) of the coordinates since it: true when every |dz| is below 1e-3 of the position
+// tolerance, and Phi and the violation are then moved to first order.
+int hy_form_keep_positions(const hy_model* m, hy_data* d, const double* dz);
+
 #endif  // HYDYN_SRC_FORM_FORM_IMPL_H_

@@ -98,28 +98,31 @@ hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mec
   // the state at the converged unknowns (Eq. 33); M' stays that of the last Newton evaluation,
   // one correction below the tolerance earlier, and the cylinder derivatives those of the
   // evaluation the tangent was formed at (docs/formulations.md, "End of a step")
+  double* dz = fw->vec;
+  for (int i = 0; i < nz; i++) dz[i] = x[i] - d->z[i];
+  const int keep = hy_form_keep_positions(m, d, dz);
   for (int i = 0; i < nz; i++) {
     d->z[i] = x[i];
     d->zd[i] = 2 / dt * x[i] + fw->hat_zd[i];
     fw->zdd_trap[i] = 4 / (dt * dt) * x[i] + fw->hat_zdd[i];
   }
   hy_form_set_pressures(m, d, fw, x + nz);
-  // positions now; velocities once they are projected
-  hy_mech_kinematics_pos(m, d, mw);
+  // positions now (unless the evaluation's are kept); velocities once they are projected
+  if (!keep) hy_mech_kinematics_pos(m, d, mw);
   if (neq == 0) {
     hy_mech_kinematics_vel(m, d, mw);
     memcpy(d->zdd, fw->zdd_trap, sizeof(double) * (size_t)nz);
     hy_form_outputs(m, d);
     return HY_OK;
   }
-  hy_mech_constraints_pos(m, d, mw);
+  if (!keep) hy_mech_constraints_pos(m, d, mw);
   // Eq. 19 for the last update
   if (fw->lam_pending) {
     for (int e = 0; e < neq; e++) d->lam[e] += alpha * d->phi[e];
     fw->lam_pending = 0;
   }
   // projections, Eqs. 20-21: A zd = W zd', A zdd = W zdd' - dt^2/4 Phi_z^T alpha (Phi_z_dot zd)
-  hy_mech_force_geometry(m, d);
+  if (!keep) hy_mech_force_geometry(m, d);
   hy_form_cylinder_jacobians(m, d, fw);
   leading_matrix(m, d, fw, dt, fw->A);
   int col = -1;
