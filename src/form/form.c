@@ -441,7 +441,7 @@ const char* hy_form_unknown_name(const hy_model* m, const hy_data* d, int i, int
 // iterations (docs/formulations.md). The extrapolation feeds back on itself through the part of
 // the error that one update leaves (factor rho): a polynomial predictor of degree 1, 2, 3 keeps
 // that feedback decaying for rho below 1, 0.5, 0.2, so the degree is chosen with a margin from
-// the rho measured at the last step end.
+// the rho measured at the end of one of the last eight steps.
 static void predict_multipliers(const hy_model* m, hy_data* d, const hy_form_work* fw) {
   const int neq = m->sizes.neq;
   const double rho = fw->lam_contraction;
