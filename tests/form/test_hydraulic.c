@@ -11,6 +11,7 @@
 #include "core/core.h"
 #include "fixture.h"
 #include "form/form.h"
+#include "form/form_impl.h"
 #include "hydyn/hydyn.h"
 #include "sim/sim.h"
 
@@ -195,6 +196,48 @@ START_TEST(block_tangent_solves_as_whole) {
 }
 END_TEST
 
+// The end of a step keeps the evaluated position stages for a coordinate change below 1e-3 of
+// the tolerance and moves Phi by Phi_z dz: that equals Phi evaluated at the moved coordinates to
+// the square of the change (1e-20 m, so to the round-off of Phi's evaluation, ~1e-16 m); a larger
+// change is refused and leaves Phi alone.
+START_TEST(kept_positions_move_phi_to_first_order) {
+  hy_model* m = hy_test_load("quick-return");
+  hy_data* d = hy_test_make(m);
+  while (d->time < 1.6) ck_assert_int_eq(hy_step(m, d), HY_OK);
+  hy_work* w = d->work_;
+  const int nz = m->sizes.nz, neq = m->sizes.neq;
+  ck_assert_int_gt(neq, 0);
+  ck_assert_int_le(nz, 16);
+  ck_assert_int_le(neq, 16);
+  double dz[16], phi0[16], moved[16];
+  hy_mech_kinematics_pos(m, d, &w->mech);
+  hy_mech_constraints_pos(m, d, &w->mech);
+  memcpy(phi0, d->phi, sizeof(double) * (size_t)neq);
+  for (int i = 0; i < nz; i++) dz[i] = 1e-3 * m->opt.tol_pos * sin(2.3 * i + 0.4);
+  ck_assert(hy_form_keep_positions(m, d, dz));
+  memcpy(moved, d->phi, sizeof(double) * (size_t)neq);
+  double change = 0, viol = 0;
+  for (int e = 0; e < neq; e++) change = fmax(change, fabs(moved[e] - phi0[e]));
+  for (int e = 0; e < neq; e++) viol = fmax(viol, fabs(moved[e]));
+  ck_assert_double_eq(d->violation, viol);
+  ck_assert(change > 1e-11);  // the update is not empty (Phi_z dz ~ 1e-10 m)
+  for (int i = 0; i < nz; i++) d->z[i] += dz[i];
+  hy_mech_kinematics_pos(m, d, &w->mech);
+  hy_mech_constraints_pos(m, d, &w->mech);
+  for (int e = 0; e < neq; e++) {
+    ck_assert_msg(fabs(moved[e] - d->phi[e]) < 1e-15, "row %d: first order %.6g, evaluated %.6g", e,
+                  moved[e], d->phi[e]);
+  }
+  // a change above the limit: refused, Phi as evaluated
+  memcpy(phi0, d->phi, sizeof(double) * (size_t)neq);
+  dz[nz - 1] = 2e-3 * m->opt.tol_pos;
+  ck_assert(!hy_form_keep_positions(m, d, dz));
+  for (int e = 0; e < neq; e++) ck_assert_double_eq(d->phi[e], phi0[e]);
+  hy_data_free(d);
+  hy_model_free(m);
+}
+END_TEST
+
 // A Newton failure in a hydraulic run names the time, the residual of each segment and the
 // worst unknown, and leaves the state at the last converged step.
 START_TEST(hydraulic_newton_failure) {
@@ -294,6 +337,7 @@ Suite* hydraulic_suite(void) {
   tcase_add_test(tc, work_cycles);
   tcase_add_test(tc, hydraulic_tangent_block);
   tcase_add_test(tc, block_tangent_solves_as_whole);
+  tcase_add_test(tc, kept_positions_move_phi_to_first_order);
   tcase_add_test(tc, hydraulic_newton_failure);
   tcase_add_test(tc, bad_cylinder_geometry_is_refused);
   suite_add_tcase(s, tc);
