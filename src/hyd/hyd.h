@@ -23,7 +23,8 @@ typedef struct hy_hyd_work {
 
 // Doubles the derivative arrays need.
 size_t hy_hyd_work_size(const hy_model* m);
-// Carves the arrays out of `buf` (hy_hyd_work_size doubles). All matrices are row-major.
+// Carves the arrays out of `buf` (hy_hyd_work_size doubles), in the order of the struct (the
+// evaluation clears the matrices with one memset). All matrices are row-major.
 void hy_hyd_work_bind(const hy_model* m, hy_hyd_work* hw, double* buf);
 
 // Orifice flow from a to b with dp = p_a - p_b (Eqs. 24, 26 with the laminar branch of

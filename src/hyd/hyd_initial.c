@@ -6,7 +6,7 @@
 #include "hyd/hyd_impl.h"
 
 // Spring part of the end damper force at the current length (the damping part vanishes at
-// rest), as in hy_hyd_cylinder_forces.
+// rest), as in hy_hyd_cylinder.
 static double damper_spring(const hy_model* m, const hy_data* d, int c) {
   const double ld = m->cyl_ld[c];
   const double len_a = d->frc_len[m->cyl_frc[c]] - m->cyl_dead[c];

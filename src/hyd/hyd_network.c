@@ -7,9 +7,14 @@
 
 //----- work arrays -----------------------------------------------------------------------------
 
+// Doubles of the matrices dpd_dp, dpd_ds, dpd_dsd and dF_dp, which come first in the block.
+static size_t work_matrices(int nvol, int ncyl) {
+  const size_t nv = (size_t)nvol, nc = (size_t)ncyl;
+  return nv * nv + 2 * nv * nc + nc * nv;
+}
+
 size_t hy_hyd_work_size(const hy_model* m) {
-  const size_t nv = (size_t)m->sizes.nvol, nc = (size_t)m->sizes.ncyl;
-  return nv * nv + 2 * nv * nc + nc * nv + 2 * nc;
+  return work_matrices(m->sizes.nvol, m->sizes.ncyl) + 2 * (size_t)m->sizes.ncyl;
 }
 
 void hy_hyd_work_bind(const hy_model* m, hy_hyd_work* hw, double* buf) {
@@ -29,26 +34,24 @@ void hy_hyd_work_bind(const hy_model* m, hy_hyd_work* hw, double* buf) {
 
 //----- nodes and oil ---------------------------------------------------------------------------
 
-double hy_hyd_node_pressure(const hy_model* m, const hy_data* d, int k) {
-  const int nv = m->sizes.nvol;
-  if (k < nv) return d->p[k];
-  const int i = k - nv, sig = m->src_sig[i];
-  return sig >= 0 ? m->src_p[i] * hy_signal_eval(m, sig, d->time) : m->src_p[i];
+// Pressure of a source node (i = node - nvol) at time t.
+static inline double source_pressure(const hy_model* m, int i, double t) {
+  const int sig = m->src_sig[i];
+  return sig >= 0 ? m->src_p[i] * hy_signal_eval(m, sig, t) : m->src_p[i];
 }
 
-double hy_hyd_oil_modulus(const hy_model* m, int v, double p, double* dB_dp) {
-  const int c = m->vol_circ[v];
-  if (m->circ_law[c] == HY_BULK_LINEAR) {
-    *dB_dp = m->circ_law_k[c];
-    return m->circ_B_oil[c] + m->circ_law_k[c] * p;
-  }
-  *dB_dp = 0;
-  return m->circ_B_oil[c];
+static inline double node_pressure(const hy_model* m, const double* p, double t, int k) {
+  const int nv = m->sizes.nvol;
+  return k < nv ? p[k] : source_pressure(m, k - nv, t);
+}
+
+double hy_hyd_node_pressure(const hy_model* m, const hy_data* d, int k) {
+  return node_pressure(m, d->p, d->time, k);
 }
 
 // Laminar law of an element whose nodes are `nodes` (at least one is a volume; compilation
 // checked that all are in one circuit).
-static hy_laminar laminar_of(const hy_model* m, const int* nodes, int n) {
+static inline hy_laminar laminar_of(const hy_model* m, const int* nodes, int n) {
   for (int k = 0; k < n; k++) {
     if (nodes[k] < m->sizes.nvol) return (hy_laminar)m->circ_laminar[m->vol_circ[nodes[k]]];
   }
@@ -57,133 +60,138 @@ static hy_laminar laminar_of(const hy_model* m, const int* nodes, int n) {
 
 // Adds a flow q from node a to node b (q = f(p_a - p_b), slope dq) to the inflow sums S of
 // the volumes (Eq. 22: outflow counts negative) and, with J != NULL, to dS/dp.
-static void add_flow(int nv, double* S, double* J, int a, int b, double q, double dq) {
-  if (a < nv) S[a] -= q;
-  if (b < nv) S[b] += q;
-  if (!J) return;
+static inline void add_flow(int nv, double* S, double* J, int a, int b, double q, double dq) {
   if (a < nv) {
-    J[a * nv + a] -= dq;
-    if (b < nv) J[a * nv + b] += dq;
+    S[a] -= q;
+    if (J) {
+      J[a * nv + a] -= dq;
+      if (b < nv) J[a * nv + b] += dq;
+    }
   }
   if (b < nv) {
-    J[b * nv + b] -= dq;
-    if (a < nv) J[b * nv + a] += dq;
+    S[b] += q;
+    if (J) {
+      J[b * nv + b] -= dq;
+      if (a < nv) J[b * nv + a] += dq;
+    }
   }
+}
+
+// Orifice-law flow of a path of the element with nodes `nodes` (Eqs. 24, 26) and its slope; the
+// element's laminar law is looked up only below dp_lim, where it matters. Nullable: dq.
+static inline double path_flow(const hy_model* m, const int* nodes, int n, double coeff, double dp,
+                               double dp_lim, double* dq) {
+  if (fabs(dp) >= dp_lim) return hy_hyd_orifice_turbulent(coeff, dp, dq);
+  return hy_hyd_orifice_laminar(coeff, dp, dp_lim, laminar_of(m, nodes, n), dq);
 }
 
 //----- evaluation ------------------------------------------------------------------------------
 
-void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw) {
+// The evaluation, inlined twice by hy_hyd_evaluate: once with hw == NULL, where the compiler then
+// drops every slope and tangent update (the residual without a fresh tangent and the outputs at
+// the end of a step, about two calls in three), and once with hw.
+static inline __attribute__((always_inline)) void evaluate(const hy_model* m, hy_data* d,
+                                                           hy_hyd_work* hw) {
   const int nv = m->sizes.nvol, nc = m->sizes.ncyl, no = m->sizes.norf, nl = m->sizes.nvlv;
+  const int npv = m->sizes.npvl;
+  const double t = d->time;
+  const double* p = d->p;
   double* S = d->pd;  // inflow sums until they are scaled into pressure rates
   double* J = hw ? hw->dpd_dp : NULL;
-  memset(S, 0, sizeof(double) * (size_t)nv);
-  if (J) memset(J, 0, sizeof(double) * (size_t)nv * (size_t)nv);
+  double dq = 0;  // slope of the last flow, for J only
+  double* const dq_out = J ? &dq : NULL;
 
-  hy_hyd_volumes(m, d);
+  // seed 000 Eq. 42 and Eq. 23 for the hoses (hy_hyd_cylinder adds the chambers)
+  double* V = d->vol_V;
+  double* W = d->vol_Be;  // compliance sums until they are turned into Be
+  for (int v = 0; v < nv; v++) {
+    const double hose = m->vol_hose[v];
+    V[v] = hose;
+    W[v] = hose > 0 ? hose / m->vol_B_hose[v] : 0.0;
+    S[v] = 0;
+  }
+  // dpd_dp, dpd_ds, dpd_dsd and dF_dp follow each other in one block (hy_hyd_work_bind): one
+  // memset clears the entries that no element writes
+  if (hw) memset(hw->dpd_dp, 0, sizeof(double) * work_matrices(nv, nc));
+
+  // a call per cylinder: in a loop, the compiler would keep the addresses of some twenty arrays
+  // across it, more than there are registers, which for the usual one or two cylinders costs
+  // more than the calls
+  for (int c = 0; c < nc; c++) hy_hyd_cylinder(m, d, hw, c);
 
   // throttles, seed 000 Eq. 24 (laminar below dp_lim)
   for (int i = 0; i < no; i++) {
     const int* nd = m->orf_node + 2 * i;
-    const double dp = hy_hyd_node_pressure(m, d, nd[0]) - hy_hyd_node_pressure(m, d, nd[1]);
-    double dq;
-    const double q =
-        hy_hyd_orifice_flow(m->orf_cv[i], dp, m->orf_dp_lim[i], laminar_of(m, nd, 2), &dq);
+    const double dp = node_pressure(m, p, t, nd[0]) - node_pressure(m, p, t, nd[1]);
+    const double q = path_flow(m, nd, 2, m->orf_cv[i], dp, m->orf_dp_lim[i], dq_out);
     d->orf_q[i] = q;
     add_flow(nv, S, J, nd[0], nd[1], q, dq);
   }
 
   // check and relief valves: the throttle's law scaled by an opening that follows dp
-  for (int i = 0; i < m->sizes.npvl; i++) {
+  for (int i = 0; i < npv; i++) {
     const int* nd = m->pvl_node + 2 * i;
-    const double dp = hy_hyd_node_pressure(m, d, nd[0]) - hy_hyd_node_pressure(m, d, nd[1]);
-    double dq;
+    const double dp = node_pressure(m, p, t, nd[0]) - node_pressure(m, p, t, nd[1]);
     const double q =
         hy_hyd_pressure_valve_flow(m->pvl_cv[i], dp, m->pvl_p_crack[i], m->pvl_p_open[i],
-                                   m->pvl_dp_lim[i], laminar_of(m, nd, 2), &dq);
+                                   m->pvl_dp_lim[i], laminar_of(m, nd, 2), dq_out);
     d->pvl_q[i] = q;
     add_flow(nv, S, J, nd[0], nd[1], q, dq);
   }
 
   // 4/3 directional valves, seed 000 Eq. 26 / seed 001 Eq. 31: U > 0 opens P->A and B->T,
-  // U < 0 opens P->B and A->T, each path with coefficient C_v |U| and the same laminar branch
+  // U < 0 opens P->B and A->T, each path with coefficient C_v |U| and the same laminar branch;
+  // and their spools, seed 000 Eq. 27: U_dot = (U_ref - U)/tau
   for (int i = 0; i < nl; i++) {
     const int* nd = m->vlv_node + 4 * i;  // P, T, A, B
-    const int P = nd[0], T = nd[1], A = nd[2], B = nd[3];
     const double U = d->U[i];
-    const double coeff = m->vlv_cv[i] * (U < 0 ? -U : U);
-    const double lim = m->vlv_dp_lim[i];
-    const hy_laminar law = laminar_of(m, nd, 4);
+    const int sig = m->vlv_sig[i];
+    const double Uref = sig >= 0 ? hy_signal_eval(m, sig, t) : 0.0;
+    d->Ud[i] = (Uref - U) / m->vlv_tau[i];
     double* q = d->vlv_q + 4 * i;  // P->A, B->T, P->B, A->T
     q[0] = q[1] = q[2] = q[3] = 0;
     if (U == 0) continue;
-    // the open paths as (from, to, slot of vlv_q)
-    const int path[2][3] = {{P, U > 0 ? A : B, U > 0 ? 0 : 2}, {U > 0 ? B : A, T, U > 0 ? 1 : 3}};
-    for (int k = 0; k < 2; k++) {
-      const int a = path[k][0], b = path[k][1];
-      const double dp = hy_hyd_node_pressure(m, d, a) - hy_hyd_node_pressure(m, d, b);
-      double dq;
-      const double qk = hy_hyd_orifice_flow(coeff, dp, lim, law, &dq);
-      q[path[k][2]] = qk;
-      add_flow(nv, S, J, a, b, qk, dq);
-    }
-  }
-
-  // cylinder chambers, seed 000 Eq. 44: the piston side receives -A_a s_dot and the rod side
-  // +A_b s_dot. This is the whole volume-change term dV/dt of seed 003 Eq. 1: nothing else is
-  // added for the changing V.
-  for (int c = 0; c < nc; c++) {
-    const double sd = d->frc_rate[m->cyl_frc[c]];
-    S[m->cyl_vol_a[c]] -= m->cyl_area_a[c] * sd;
-    S[m->cyl_vol_b[c]] += m->cyl_area_b[c] * sd;
+    const double coeff = m->vlv_cv[i] * fabs(U);
+    const double lim = m->vlv_dp_lim[i];
+    // the open paths: P->A and B->T into slots 0, 1, or P->B and A->T into slots 2, 3
+    const int P = nd[0], T = nd[1], to = U > 0 ? nd[2] : nd[3], from = U > 0 ? nd[3] : nd[2];
+    double* q_open = U > 0 ? q : q + 2;
+    const double dp_in = node_pressure(m, p, t, P) - node_pressure(m, p, t, to);
+    q_open[0] = path_flow(m, nd, 4, coeff, dp_in, lim, dq_out);
+    add_flow(nv, S, J, P, to, q_open[0], dq);
+    const double dp_out = node_pressure(m, p, t, from) - node_pressure(m, p, t, T);
+    q_open[1] = path_flow(m, nd, 4, coeff, dp_out, lim, dq_out);
+    add_flow(nv, S, J, from, T, q_open[1], dq);
   }
 
   // Eqs. 22-23: p_dot = Be/V S with 1/Be = 1/B_oil(p) + (V_hose/V)/B_hose + sum (V_ch/V)/B_cyl,
-  // i.e. p_dot = S / X with X = V/B_oil(p) + W (W = V_hose/B_hose + sum V_ch/B_cyl, from
-  // hy_hyd_volumes). Be = V/X. dX/dp = -V B_oil'/B_oil^2 gives the dBe/dp part of dp_dot/dp.
+  // i.e. p_dot = S / X with X = V/B_oil(p) + W (W = V_hose/B_hose + sum V_ch/B_cyl). Be = V/X.
+  // dX/dp = -V B_oil'/B_oil^2 gives the dBe/dp part of dp_dot/dp.
   for (int v = 0; v < nv; v++) {
     double dB;
-    const double Boil = hy_hyd_oil_modulus(m, v, d->p[v], &dB);
-    const double V = d->vol_V[v];
-    const double X = V / Boil + d->vol_Be[v];
-    d->vol_Be[v] = V / X;
-    d->pd[v] = S[v] / X;
+    const double Boil = hy_hyd_oil_modulus(m, v, p[v], &dB);
+    const double X = V[v] / Boil + W[v];
+    W[v] = V[v] / X;  // now Be
+    S[v] /= X;        // now p_dot
     if (J) {
       double* row = J + (size_t)v * (size_t)nv;
       for (int w = 0; w < nv; w++) row[w] /= X;
-      const double dX_dp = -V * dB / (Boil * Boil);
-      row[v] -= d->pd[v] * dX_dp / X;
+      const double dX_dp = -V[v] * dB / (Boil * Boil);
+      row[v] -= S[v] * dX_dp / X;
     }
   }
 
-  // partials with respect to the cylinder length s and rate s_dot: the chamber flows give
-  // d S/d s_dot = -A_a (piston side), +A_b (rod side); the chamber volumes give
-  // dX/ds = dV/ds / B_oil + dW/ds with dV/ds = A_a (piston side), -A_b (rod side), so
-  // d p_dot/ds = -p_dot / X dX/ds (the flows do not depend on s)
+  // partials with respect to the cylinder lengths and rates
   if (hw) {
-    memset(hw->dpd_ds, 0, sizeof(double) * (size_t)nv * (size_t)nc);
-    memset(hw->dpd_dsd, 0, sizeof(double) * (size_t)nv * (size_t)nc);
-    for (int c = 0; c < nc; c++) {
-      for (int side = 0; side < 2; side++) {
-        const int v = side == 0 ? m->cyl_vol_a[c] : m->cyl_vol_b[c];
-        const double dV = side == 0 ? m->cyl_area_a[c] : -m->cyl_area_b[c];
-        double dB;
-        const double Boil = hy_hyd_oil_modulus(m, v, d->p[v], &dB);
-        const double X = d->vol_V[v] / d->vol_Be[v];
-        const double dX = dV / Boil + dV / m->cyl_B[c];
-        hw->dpd_ds[v * nc + c] += -d->pd[v] * dX / X;
-        hw->dpd_dsd[v * nc + c] += -dV / X;
-      }
-    }
+    for (int c = 0; c < nc; c++) hy_hyd_cylinder_partials(m, d, hw, c);
   }
+}
 
-  hy_hyd_cylinder_forces(m, d, hw);
-
-  // spools, seed 000 Eq. 27: U_dot = (U_ref - U)/tau
-  for (int i = 0; i < nl; i++) {
-    const int sig = m->vlv_sig[i];
-    const double Uref = sig >= 0 ? hy_signal_eval(m, sig, d->time) : 0.0;
-    d->Ud[i] = (Uref - d->U[i]) / m->vlv_tau[i];
+void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw) {
+  if (hw) {
+    evaluate(m, d, hw);
+  } else {
+    evaluate(m, d, NULL);
   }
 }
 

@@ -119,10 +119,11 @@ double hy_signal_eval(const hy_model* m, int sig, double t) {
   const double* vs = m->sig_value + m->sig_adr[sig];
   if (t <= ts[0]) return vs[0];
   if (t >= ts[n - 1]) return vs[n - 1];
-  // binary search for the interval [ts[lo], ts[lo+1]) holding t
-  int lo = 0, hi = n - 1;
+  // binary search for the interval [ts[lo], ts[lo+1]) holding t (unsigned: the halving is then
+  // a plain shift, and the hydraulics evaluate spool signals on every Newton iteration)
+  unsigned lo = 0, hi = (unsigned)n - 1;
   while (hi - lo > 1) {
-    int mid = (lo + hi) / 2;
+    const unsigned mid = (lo + hi) / 2;
     if (ts[mid] <= t) {
       lo = mid;
     } else {

@@ -36,11 +36,12 @@ typedef struct circuit_opts {
   int with_signal;  // U_ref = 10 V for all t (a table held constant)
   int pvalves;      // add the pressure valves of add_pressure_valves
   int mutation;     // builder-validation case (0 = a valid model)
+  int pump_signal;  // the pump pressure scaled by 'supply': 0.5 at t = 0 rising to 1 at t = 2
 } circuit_opts;
 
 static circuit_opts default_opts(void) {
   circuit_opts o = {
-      HY_BULK_CONSTANT, HY_LAMINAR_CUBIC, HY_CYL_INIT_GIVEN, {5e6, 5e6, 3.5e6}, 0, 0, 0};
+      HY_BULK_CONSTANT, HY_LAMINAR_CUBIC, HY_CYL_INIT_GIVEN, {5e6, 5e6, 3.5e6}, 0, 0, 0, 0};
   return o;
 }
 
@@ -157,11 +158,22 @@ static hy_status build_circuit(const circuit_opts* o, hy_model** out, hy_error* 
   }
   const char* src_names[2] = {"pump", "tank"};
   const double src_p[2] = {kPump, kTank};
+  if (o->pump_signal) {
+    const double t[2] = {0, 2}, v[2] = {0.5, 1};
+    hy_signal_def sg = hy_signal_def_default();
+    snprintf(sg.name, sizeof sg.name, "supply");
+    sg.interp = HY_INTERP_LINEAR;
+    sg.npoint = 2;
+    sg.t = t;
+    sg.value = v;
+    ck_assert_int_eq(hy_spec_add_signal(s, &sg), HY_OK);
+  }
   for (int k = 0; k < 2; k++) {
     hy_source_def p = hy_source_def_default();
     snprintf(p.name, sizeof p.name, "%s", src_names[k]);
     snprintf(p.circuit, sizeof p.circuit, "main");
     p.pressure = src_p[k];
+    if (o->pump_signal && k == 0) snprintf(p.signal, sizeof p.signal, "supply");
     ck_assert_int_eq(hy_spec_add_source(s, &p), HY_OK);
   }
   if (o->mutation == 8) {  // the rod side joined to the tank through a throttle
@@ -985,6 +997,59 @@ START_TEST(test_valve_paths_and_force) {
 }
 END_TEST
 
+// A source scaled by its signal, on both paths of the evaluation: the flows see the scaled
+// pressure, the evaluation without derivatives gives the very values of the one with them, and
+// the partials still match central differences.
+START_TEST(test_source_signal) {
+  circuit_opts o = default_opts();
+  o.pump_signal = 1;
+  hy_model* m = make_circuit(&o);
+  hdata h;
+  hdata_make(m, &h);
+  const double states[3][3] = {{5e6, 4.9e6, 3e6}, {5.6e6, 5.55e6, 2e6}, {2e6, 2.5e6, 5.6e6}};
+  const double U[3] = {4.0, 0.5, -6.0};
+  for (int k = 0; k < 3; k++) {
+    set_state(m, &h, states[k], U[k], kDead + 0.3, 0.01 * (k - 1));
+    h.d.time = 1.0;  // supply = 0.75
+    const double pump = 0.75 * kPump, *p = states[k];
+    hy_hyd_evaluate(m, &h.d, &h.hw);
+    enum { kOut = 3 * 3 + 1 + 4 + 1 + 4 };
+    double with_hw[kOut], without[kOut];
+    for (int pass = 0; pass < 2; pass++) {
+      if (pass == 1) hy_hyd_evaluate(m, &h.d, NULL);
+      double* out = pass == 0 ? with_hw : without;
+      int n = 0;
+      for (int v = 0; v < 3; v++) {
+        out[n++] = h.d.pd[v];
+        out[n++] = h.d.vol_V[v];
+        out[n++] = h.d.vol_Be[v];
+      }
+      out[n++] = h.d.orf_q[0];
+      for (int j = 0; j < 4; j++) out[n++] = h.d.vlv_q[j];
+      out[n++] = h.d.Ud[0];
+      out[n++] = h.d.cyl_F_hyd[0];
+      out[n++] = h.d.cyl_F_visc[0];
+      out[n++] = h.d.cyl_F_damp[0];
+      out[n++] = h.d.frc_force[m->cyl_frc[0]];
+      ck_assert_int_eq(n, kOut);
+    }
+    for (int j = 0; j < kOut; j++) ck_assert_double_eq(with_hw[j], without[j]);
+    const double* q = h.d.vlv_q;
+    const double C = kCvValve * fabs(U[k]);
+    double dq;
+    if (U[k] > 0) {
+      ck_assert_double_eq(q[0], hy_hyd_orifice_flow(C, pump - p[0], kDpLim, HY_LAMINAR_CUBIC, &dq));
+    } else {
+      ck_assert_double_eq(q[2], hy_hyd_orifice_flow(C, pump - p[2], kDpLim, HY_LAMINAR_CUBIC, &dq));
+    }
+    g_worst = 0;
+    check_partials(m, &h, "pump scaled by a signal");
+  }
+  hdata_free(&h);
+  hy_model_free(m);
+}
+END_TEST
+
 //----- (e) initial pressures -----------------------------------------------------------------
 
 START_TEST(test_initial_equilibrium) {
@@ -1101,6 +1166,7 @@ Suite* hyd_suite(void) {
   tcase_add_test(tc, test_spool_step);
   tcase_add_loop_test(tc, test_partials_fd, 0, (int)(sizeof kStates / sizeof kStates[0]));
   tcase_add_test(tc, test_valve_paths_and_force);
+  tcase_add_test(tc, test_source_signal);
   tcase_add_test(tc, test_initial_equilibrium);
   tcase_add_test(tc, test_initial_given_and_errors);
   suite_add_tcase(s, tc);
