@@ -117,7 +117,9 @@ void hy_form_evaluate_vel(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hy
 
 void hy_form_outputs(const hy_model* m, hy_data* d) {
   hy_mech_force_geometry(m, d);
-  if (m->sizes.nvol + m->sizes.nvlv + m->sizes.ncyl > 0) hy_hyd_evaluate(m, d, NULL);
+  // the flows do not depend on the velocities and the step's pressure rates come from the
+  // trapezoidal relation: only the cylinder forces change with the projected velocities
+  hy_hyd_cylinder_forces(m, d);
   hy_form_forces(m, d);
   hy_mech_energy(m, d);
 }

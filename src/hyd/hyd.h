@@ -51,6 +51,11 @@ double hy_hyd_pressure_valve_flow(double cv, double dp, double p_crack, double p
 // by hy_hyd_spool_step). Never allocates.
 void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw);
 
+// Only the cylinders' chamber lengths and forces (d->cyl_len_*, d->cyl_F_*, d->frc_force) at the
+// current pressures and cylinder geometry: what an accepted state needs recorded once its
+// pressures and rates are known. Flows, volumes, moduli and d->pd are left as they are.
+void hy_hyd_cylinder_forces(const hy_model* m, hy_data* d);
+
 // Spool positions at t + dt by the trapezoidal rule on Eq. 27 (linear, so solved exactly):
 // U1 = ((1 - h) U0 + h (Uref(t) + Uref(t + dt))) / (1 + h), h = dt / (2 tau).
 void hy_hyd_spool_step(const hy_model* m, const double* U0, double t, double dt, double* U1);

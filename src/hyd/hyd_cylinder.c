@@ -2,7 +2,9 @@
 // the README's physical chamber convention, seed 001 Eqs. 33-34, seed 003 Eqs. 72-73).
 #include "hyd/hyd_impl.h"
 
-void hy_hyd_cylinder(const hy_model* m, hy_data* d, hy_hyd_work* hw, int c) {
+// Chamber lengths and force of cylinder c: what the evaluation needs besides the flows, and all
+// that the end of a step needs.
+static inline void lengths_and_force(const hy_model* m, hy_data* d, hy_hyd_work* hw, int c) {
   const int f = m->cyl_frc[c], va = m->cyl_vol_a[c], vb = m->cyl_vol_b[c];
   const double Aa = m->cyl_area_a[c], Ab = m->cyl_area_b[c];
   const double sd = d->frc_rate[f];
@@ -12,23 +14,6 @@ void hy_hyd_cylinder(const hy_model* m, hy_data* d, hy_hyd_work* hw, int c) {
   const double len_b = m->cyl_stroke[c] - len_a;
   d->cyl_len_a[c] = len_a;
   d->cyl_len_b[c] = len_b;
-  // seed 000 Eq. 42: V = V_hose + A l; Eq. 23: the chamber is a subvolume of modulus B_cyl.
-  // Outside the stroke a chamber volume goes negative: nothing clamps it, the end dampers
-  // are what keeps the piston inside.
-  const double Va = Aa * len_a, Vb = Ab * len_b, B = m->cyl_B[c];
-  double* V = d->vol_V;
-  double* W = d->vol_Be;  // compliance sums until the caller turns them into Be
-  V[va] += Va;
-  W[va] += Va / B;
-  V[vb] += Vb;
-  W[vb] += Vb / B;
-  // seed 000 Eq. 44: the piston side receives -A_a s_dot and the rod side +A_b s_dot. This is
-  // the whole volume-change term dV/dt of seed 003 Eq. 1: nothing else is added for the
-  // changing V.
-  double* S = d->pd;  // inflow sums
-  S[va] -= Aa * sd;
-  S[vb] += Ab * sd;
-
   // seed 000 Eq. 29 / seed 003 Eq. 7: F = p_a A_a - p_b A_b (friction F_mu = 0 for now)
   const double F_hyd = d->p[va] * Aa - d->p[vb] * Ab;
   // seed 001 Eq. 33: viscous term -c s_dot
@@ -60,6 +45,33 @@ void hy_hyd_cylinder(const hy_model* m, hy_data* d, hy_hyd_work* hw, int c) {
     hw->dF_ds[c] = dFd_ds;
     hw->dF_dsd[c] = -m->cyl_visc[c] + dFd_dsd;
   }
+}
+
+void hy_hyd_cylinder(const hy_model* m, hy_data* d, hy_hyd_work* hw, int c) {
+  lengths_and_force(m, d, hw, c);
+  const int f = m->cyl_frc[c], va = m->cyl_vol_a[c], vb = m->cyl_vol_b[c];
+  const double Aa = m->cyl_area_a[c], Ab = m->cyl_area_b[c];
+  const double sd = d->frc_rate[f];
+  // seed 000 Eq. 42: V = V_hose + A l; Eq. 23: the chamber is a subvolume of modulus B_cyl.
+  // Outside the stroke a chamber volume goes negative: nothing clamps it, the end dampers
+  // are what keeps the piston inside.
+  const double Va = Aa * d->cyl_len_a[c], Vb = Ab * d->cyl_len_b[c], B = m->cyl_B[c];
+  double* V = d->vol_V;
+  double* W = d->vol_Be;  // compliance sums until the caller turns them into Be
+  V[va] += Va;
+  W[va] += Va / B;
+  V[vb] += Vb;
+  W[vb] += Vb / B;
+  // seed 000 Eq. 44: the piston side receives -A_a s_dot and the rod side +A_b s_dot. This is
+  // the whole volume-change term dV/dt of seed 003 Eq. 1: nothing else is added for the
+  // changing V.
+  double* S = d->pd;  // inflow sums
+  S[va] -= Aa * sd;
+  S[vb] += Ab * sd;
+}
+
+void hy_hyd_cylinder_forces(const hy_model* m, hy_data* d) {
+  for (int c = 0; c < m->sizes.ncyl; c++) lengths_and_force(m, d, NULL, c);
 }
 
 // The entries of cylinder c's chamber in volume v, whose volume grows by dV per unit of s: the
