@@ -21,15 +21,28 @@ typedef struct hy_mech_work {
   double* comp_Q;    // composite force of each subtree                       (nbody x 6)
   double* Mfac;      // Cholesky factor of M'                                 (nz x nz)
   double* load_val;  // applied load vectors at the current time              (nload x 3)
-  double* jnt_P;     // joint points on the parents, inertial frame           (nbody x 3)
+  double* jnt_P;     // joint points on the parents, inertial frame (3-D path) (nbody x 3)
   double* turn_ref;  // planar: a turn angle of each body with its cos and sin
                      // from libm, the base of the next turns nearby        (nbody x 3)
+  double* body_Jn;   // planar: inertia about the plane normal through the
+                     // centre of mass, constant (set by hy_mech_work_bind)  (nbody)
+  int* body_kind;    // planar: HY_MECH_KIND_* bits (set by hy_mech_work_bind)  (nbody)
+  int chain;         // body j hangs from body j - 1 and owns coordinate j, for every j: every
+                     // pair of joints is related, and M' has no entry that is zero by
+                     // topology (set by hy_mech_work_bind)
 } hy_mech_work;
+
+// body_kind bits. The joint point on the body lies on the plane normal through the body's
+// origin (as when it is the origin itself): turns leave it where it is.
+#define HY_MECH_KIND_CPOINT_ON_NORMAL 1
 
 // Doubles the work arrays need.
 size_t hy_mech_work_size(const hy_model* m);
 // Carves the work arrays out of `buf` (hy_mech_work_size doubles).
 void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf);
+// n^T J n of body j of a planar model: its inertia about the axis through its centre of mass
+// along the plane normal, which turns about that normal do not change.
+double hy_mech_inertia_about_normal(const hy_model* m, int j);
 // Drops the bases of the planar kinematics' cos and sin (w->turn_ref), so that the next
 // evaluation calls libm: a restarted run then repeats its results bit for bit.
 void hy_mech_forget_turns(const hy_model* m, hy_mech_work* w);

@@ -126,11 +126,24 @@ static void add_rotation(const hy_model* m, const hy_data* d, int body, const do
 
 void hy_mech_add_point_along(const hy_model* m, const hy_data* d, int body, const double x[3],
                              const double c[3], double sign, double* row) {
+  const int* parent = m->body_parent;
+  const int* zadr = m->jnt_zadr;
+  if (m->planar && m->plane_xy[0]) {
+    // b_lin has no z component and b_ang only one (see planar_coincidence): the same sums
+    // without their zero terms
+    const double c0 = c[0], c1 = c[1];
+    const double xc2 = x[0] * c1 - x[1] * c0;
+    for (int j = body; j >= 0; j = parent[j]) {
+      const double* b = d->jnt_b + 6 * j;
+      row[zadr[j]] += sign * ((b[0] * c0 + b[1] * c1) + b[5] * xc2);
+    }
+    return;
+  }
   double xc[3];
   hy_v3_cross(xc, x, c);  // c . (b x x) = b . (x x c)
-  for (int j = body; j >= 0; j = m->body_parent[j]) {
+  for (int j = body; j >= 0; j = parent[j]) {
     const double* b = d->jnt_b + 6 * j;
-    row[m->jnt_zadr[j]] += sign * (hy_v3_dot(b, c) + hy_v3_dot(b + 3, xc));
+    row[zadr[j]] += sign * (hy_v3_dot(b, c) + hy_v3_dot(b + 3, xc));
   }
 }
 
@@ -196,46 +209,79 @@ void hy_mech_point_jacobian(const hy_model* m, const hy_data* d, int body, const
 
 // Planar revolute and spherical cuts: Phi = (e1, e2) . (x_B - x_A), the point rows of the
 // in-plane unit vectors, which are constant. Both rows come from one walk of each path, and the
-// bias is c . (x_ddot0_B - x_ddot0_A) (point_row with c_dot = c_ddot = 0).
-static void planar_coincidence(const hy_model* m, hy_data* d, const hy_mech_work* w, int want,
-                               int r, int ma, int mb) {
+// bias is c . (x_ddot0_B - x_ddot0_A) (point_row with c_dot = c_ddot = 0). Always inlined with xy
+// a constant: on the x-y plane e1 = x, e2 = +-y and n = +-z (model_compile.c,
+// any_perpendicular), every b_ang and omega lies along z and every b_lin, velocity and zdd = 0
+// acceleration in the plane, so the dot products and cross products come down to their terms
+// that are not zero, with the same values.
+static HY_ALWAYS_INLINE void planar_coincidence(const hy_model* m, hy_data* d,
+                                                const hy_mech_work* w, int want, int r, int ma,
+                                                int mb, int xy) {
   const double* e1 = m->plane_e1;
   const double* e2 = m->plane_e2;
+  const double e2y = e2[1];
+  const int* parent = m->body_parent;
+  const int* zadr = m->jnt_zadr;
+  const double* xa = d->mrk_pos + 3 * ma;
+  const double* xb = d->mrk_pos + 3 * mb;
   if (want & WANT_ROWS) {
     const int nz = m->sizes.nz;
     double* row1 = d->phi_z + (size_t)r * (size_t)nz;
     double* row2 = row1 + nz;
     memset(row1, 0, sizeof(double) * 2 * (size_t)nz);
     double dx[3];
-    hy_v3_sub(dx, d->mrk_pos + 3 * mb, d->mrk_pos + 3 * ma);
-    d->phi[r] = hy_v3_dot(e1, dx);
-    d->phi[r + 1] = hy_v3_dot(e2, dx);
-    const int ends[2] = {mb, ma};
+    hy_v3_sub(dx, xb, xa);
+    d->phi[r] = xy ? dx[0] : hy_v3_dot(e1, dx);
+    d->phi[r + 1] = xy ? e2y * dx[1] : hy_v3_dot(e2, dx);
     for (int e = 0; e < 2; e++) {
       const double sign = e == 0 ? 1.0 : -1.0;
-      const double* x = d->mrk_pos + 3 * ends[e];
-      for (int j = m->mrk_body[ends[e]]; j >= 0; j = m->body_parent[j]) {
+      const double* x = e == 0 ? xb : xa;
+      const double x0 = x[0], x1 = x[1];
+      for (int j = m->mrk_body[e == 0 ? mb : ma]; j >= 0; j = parent[j]) {
         const double* b = d->jnt_b + 6 * j;
-        double col[3];  // dx/dz_j = b_j[0:3] + b_j[3:6] x x
-        hy_v3_cross(col, b + 3, x);
-        hy_v3_add(col, col, b);
-        row1[m->jnt_zadr[j]] += sign * hy_v3_dot(e1, col);
-        row2[m->jnt_zadr[j]] += sign * hy_v3_dot(e2, col);
+        const int zj = zadr[j];
+        if (xy) {
+          // dx/dz_j = b_j[0:3] + b_j[3:6] x x
+          row1[zj] += sign * (b[0] - b[5] * x1);
+          row2[zj] += sign * (e2y * (b[1] + b[5] * x0));
+        } else {
+          double col[3];
+          hy_v3_cross(col, b + 3, x);
+          hy_v3_add(col, col, b);
+          row1[zj] += sign * hy_v3_dot(e1, col);
+          row2[zj] += sign * hy_v3_dot(e2, col);
+        }
       }
     }
   }
   if (want & WANT_BIAS) {
-    kin3 xa, xb;
-    marker_point(m, d, w, ma, WANT_BIAS, &xa);
-    marker_point(m, d, w, mb, WANT_BIAS, &xb);
-    double da[3];
-    hy_v3_sub(da, xb.dd, xa.dd);
-    d->phi_bias[r] = hy_v3_dot(e1, da);
-    d->phi_bias[r + 1] = hy_v3_dot(e2, da);
+    // x_ddot0 = s_ddot0 + w_dot0 x x + w x x_dot with w_dot0 = 0, 0 on ground
+    double da[3] = {0, 0, 0};
+    const int ends[2] = {mb, ma};
+    for (int e = 0; e < 2; e++) {
+      const int bk = m->mrk_body[ends[e]];
+      if (bk < 0) continue;
+      const double sign = e == 0 ? 1.0 : -1.0;
+      const double* Zd0 = w->body_Zd0 + 6 * bk;
+      const double* om = d->body_Z + 6 * bk + 3;
+      const double* v = d->mrk_vel + 3 * ends[e];
+      if (xy) {
+        da[0] += sign * (Zd0[0] - om[2] * v[1]);
+        da[1] += sign * (Zd0[1] + om[2] * v[0]);
+      } else {
+        double dd[3];
+        hy_v3_cross(dd, om, v);
+        hy_v3_add(dd, dd, Zd0);
+        hy_v3_addscl(da, dd, sign);
+      }
+    }
+    d->phi_bias[r] = xy ? da[0] : hy_v3_dot(e1, da);
+    d->phi_bias[r + 1] = xy ? e2y * da[1] : hy_v3_dot(e2, da);
   }
 }
 
-static void constraints(const hy_model* m, hy_data* d, hy_mech_work* w, int want) {
+// Always inlined with `want` a constant: each entry point gets the code of its stage only.
+static HY_ALWAYS_INLINE void constraints(const hy_model* m, hy_data* d, hy_mech_work* w, int want) {
   static const double ex[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
   double viol = 0;
   for (int k = 0; k < m->sizes.ncut; k++) {
@@ -244,8 +290,17 @@ static void constraints(const hy_model* m, hy_data* d, hy_mech_work* w, int want
     const int r0 = m->cut_eqadr[k];
     const hy_cut_type type = (hy_cut_type)m->cut_type[k];
     if (m->planar && type != HY_CUT_TRANSLATIONAL) {
-      planar_coincidence(m, d, w, want, r0, ma, mb);
-      for (int r = r0; r < r0 + 2; r++) viol = fmax(viol, fabs(d->phi[r]));
+      if (m->plane_xy[0]) {
+        planar_coincidence(m, d, w, want, r0, ma, mb, 1);
+      } else {
+        planar_coincidence(m, d, w, want, r0, ma, mb, 0);
+      }
+      if (want & WANT_ROWS) {
+        // fmax without the call: the rows are finite or NaN, and NaN leaves viol alone there too
+        const double a0 = fabs(d->phi[r0]), a1 = fabs(d->phi[r0 + 1]);
+        if (a0 > viol) viol = a0;
+        if (a1 > viol) viol = a1;
+      }
       continue;
     }
     kin3 xa, xb, aa, ab, c;

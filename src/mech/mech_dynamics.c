@@ -168,7 +168,8 @@ _Static_assert(PLANAR_SIZE <= HY_MECH_INERTIA_SIZE, "a planar record fits in com
 // The planar triple of M-bar v = [m v_lin - c x w; c x v_lin + J_O w] from the inertia
 // (m, c1, c2, J_nn) and the triple (v1, v2, w) of v: c x n = (c2, -c1) in the plane,
 // n . (c x v_lin) = c1 v2 - c2 v1 and n . J_O n = J_nn.
-static void planar_inertia_mulv(double r[3], const double I[4], const double v[3]) {
+static HY_ALWAYS_INLINE void planar_inertia_mulv(double r[3], const double I[4],
+                                                 const double v[3]) {
   r[0] = I[0] * v[0] - I[2] * v[2];
   r[1] = I[0] * v[1] + I[1] * v[2];
   r[2] = I[1] * v[1] - I[2] * v[0] + I[3] * v[2];
@@ -189,7 +190,9 @@ static void planar_add(double* restrict parent, const double* restrict child) {
 // n^T A J_body A^T n, body j's inertia about the axis through its centre of mass along n. A^T n
 // is the normal in body axes: for a revolute joint, its child axis up to a sign that drops out
 // (the axis is fixed in the body and parallel to n); a coordinate axis picks a diagonal element.
-static double inertia_about_normal(const hy_model* m, const hy_data* d, int j, const double n[3]) {
+// Otherwise it is h^T n of the rotation's record (model.h, HY_PLANE_ROT), since q and w are
+// perpendicular to n: A^T n does not change as the body turns.
+static HY_ALWAYS_INLINE double inertia_about_normal(const hy_model* m, int j) {
   const double* Jb = m->body_inertia + 9 * j;
   double nb[3], Jn[3];
   if (m->jnt_type[j] == HY_JOINT_REVOLUTE) {
@@ -199,91 +202,219 @@ static double inertia_about_normal(const hy_model* m, const hy_data* d, int j, c
     if (shape & HY_JNT_AXIS_Z) return Jb[8];
     hy_v3_copy(nb, m->jnt_caxis + 3 * j);
   } else {
-    hy_m3_mulTv(nb, d->body_rot + 9 * j, n);
+    hy_m3_mulTv(nb, m->body_plane + HY_PLANE_SIZE * j + HY_PLANE_ROT, m->plane_normal);
   }
   hy_m3_mulv(Jn, Jb, nb);
   return hy_v3_dot(nb, Jn);
 }
 
-// M' and Q' of a planar model, equal to those of hy_mech_dynamics_general up to round-off.
-static void dynamics_planar(const hy_model* m, hy_data* d, hy_mech_work* w) {
-  const int nb = m->sizes.nbody, nz = m->sizes.nz;
-  // copies, so that stores into the records cannot be taken to change them
+double hy_mech_inertia_about_normal(const hy_model* m, int j) { return inertia_about_normal(m, j); }
+
+// The plane's unit vectors, copied so that stores into the data cannot be taken to change them.
+// On the x-y plane e1 = x, e2 = +-y and n = +-z (model_compile.c, any_perpendicular), and the
+// components of a vector along them are single products, equal to the dot products.
+typedef struct plane_axes {
   double e1[3], e2[3], n[3];
-  hy_v3_copy(e1, m->plane_e1);
-  hy_v3_copy(e2, m->plane_e2);
-  hy_v3_copy(n, m->plane_normal);
-  const double grav1 = hy_v3_dot(e1, m->opt.gravity), grav2 = hy_v3_dot(e2, m->opt.gravity);
+} plane_axes;
+
+static void get_plane_axes(const hy_model* m, plane_axes* ax) {
+  hy_v3_copy(ax->e1, m->plane_e1);
+  hy_v3_copy(ax->e2, m->plane_e2);
+  hy_v3_copy(ax->n, m->plane_normal);
+}
+static HY_ALWAYS_INLINE double along_e1(const plane_axes* ax, const double v[3], int xy) {
+  return xy ? v[0] : hy_v3_dot(ax->e1, v);
+}
+static HY_ALWAYS_INLINE double along_e2(const plane_axes* ax, const double v[3], int xy) {
+  return xy ? ax->e2[1] * v[1] : hy_v3_dot(ax->e2, v);
+}
+static HY_ALWAYS_INLINE double along_n(const plane_axes* ax, const double v[3], int xy) {
+  return xy ? ax->n[2] * v[2] : hy_v3_dot(ax->n, v);
+}
+
+// Adds F along the direction of force element k, applied at marker mk, to a planar load f
+// (applied_wrench in the plane: a force (f1, f2) at x adds its moment x1 f2 - x2 f1 about n).
+static HY_ALWAYS_INLINE void add_planar_force(const plane_axes* ax, const hy_data* d, double* f,
+                                              int k, int mk, double F, int xy) {
+  const double* dir = d->frc_dir + 3 * k;
+  const double* x = d->mrk_pos + 3 * mk;
+  if (xy) {
+    // of F dir and x x F dir only these components count
+    const double w0 = dir[0] * F, w1 = dir[1] * F;
+    f[0] += w0;
+    f[1] += ax->e2[1] * w1;
+    f[2] += ax->n[2] * (x[0] * w1 - x[1] * w0);
+  } else {
+    double wr[6];
+    hy_v3_scale(wr, dir, F);
+    hy_v3_cross(wr + 3, x, wr);
+    f[0] += along_e1(ax, wr, xy);
+    f[1] += along_e2(ax, wr, xy);
+    f[2] += along_n(ax, wr + 3, xy);
+  }
+}
+
+// Body j's own record (PLANAR_SIZE numbers): its inertia, the load of gravity less its inertia
+// force at zdd = 0, and its joint's planar b.
+static HY_ALWAYS_INLINE void body_record(const hy_model* m, const hy_data* d, const hy_mech_work* w,
+                                         const plane_axes* ax, double grav1, double grav2, int j,
+                                         int xy, double r[PLANAR_SIZE]) {
+  const double mass = m->body_mass[j];
+  const double* g = d->body_com + 3 * j;
+  const double* Z = d->body_Z + 6 * j;
+  const double* Zd0 = w->body_Zd0 + 6 * j;
+  const double* b = d->jnt_b + 6 * j;
+  // centre of mass, its velocity g_dot = s_dot + w x g and its acceleration at zdd = 0,
+  // g_ddot = s_ddot + w_dot x g + w x g_dot (as in the 3-D path), in the plane, where
+  // n x (x1, x2) = (-x2, x1). The angular acceleration at zdd = 0, the sum of w_parent x u_j zd_j
+  // over the path, vanishes: every w and every revolute axis u lies along n.
+  const double g1 = along_e1(ax, g, xy), g2 = along_e2(ax, g, xy);
+  const double om = along_n(ax, Z + 3, xy);
+  const double gd1 = along_e1(ax, Z, xy) - om * g2, gd2 = along_e2(ax, Z, xy) + om * g1;
+  const double gdd1 = along_e1(ax, Zd0, xy) - om * gd2;
+  const double gdd2 = along_e2(ax, Zd0, xy) + om * gd1;
+  // gravity less the inertia force at the centre of mass, and its moment about the origin; the
+  // gyroscopic w x J w is perpendicular to w, so it has no n component
+  const double f1 = mass * (grav1 - gdd1), f2 = mass * (grav2 - gdd2);
+  r[PLANAR_INERTIA] = mass;
+  r[PLANAR_INERTIA + 1] = mass * g1;
+  r[PLANAR_INERTIA + 2] = mass * g2;
+  r[PLANAR_INERTIA + 3] = w->body_Jn[j] + mass * (g1 * g1 + g2 * g2);
+  r[PLANAR_LOAD] = f1;
+  r[PLANAR_LOAD + 1] = f2;
+  r[PLANAR_LOAD + 2] = g1 * f2 - g2 * f1;
+  r[PLANAR_B] = along_e1(ax, b, xy);
+  r[PLANAR_B + 1] = along_e2(ax, b, xy);
+  r[PLANAR_B + 2] = along_n(ax, b + 3, xy);
+}
+
+// Adds the loads, then both ends of each force element, to the load slots of the records
+// (applied_wrench, in the plane).
+static HY_ALWAYS_INLINE void add_applied(const hy_model* m, const hy_data* d, const hy_mech_work* w,
+                                         const plane_axes* ax, double* rec, int xy) {
+  const int* mrk_body = m->mrk_body;
+  for (int k = 0; k < m->sizes.nload; k++) {
+    const int mk = m->load_mrk[k];
+    const int bk = mrk_body[mk];
+    if (bk < 0) continue;
+    const double* val = w->load_val + 3 * k;
+    double* f = rec + PLANAR_SIZE * bk + PLANAR_LOAD;
+    if (m->load_type[k] == HY_LOAD_FORCE) {
+      double wr[6];
+      hy_v3_copy(wr, val);
+      hy_v3_cross(wr + 3, d->mrk_pos + 3 * mk, wr);
+      f[0] += along_e1(ax, wr, xy);
+      f[1] += along_e2(ax, wr, xy);
+      f[2] += along_n(ax, wr + 3, xy);
+    } else {
+      f[2] += along_n(ax, val, xy);
+    }
+  }
+  for (int k = 0; k < m->sizes.nfrc; k++) {
+    const int bb = mrk_body[m->frc_mrk_b[k]], ba = mrk_body[m->frc_mrk_a[k]];
+    if (bb >= 0) {
+      add_planar_force(ax, d, rec + PLANAR_SIZE * bb + PLANAR_LOAD, k, m->frc_mrk_b[k],
+                       d->frc_force[k], xy);
+    }
+    if (ba >= 0) {
+      add_planar_force(ax, d, rec + PLANAR_SIZE * ba + PLANAR_LOAD, k, m->frc_mrk_a[k],
+                       -d->frc_force[k], xy);
+    }
+  }
+}
+
+// M' and Q' of a planar model, equal to those of hy_mech_dynamics_general up to round-off.
+// Always inlined with xy = m->plane_xy[0] a constant (see kinematics_pos_planar).
+static HY_ALWAYS_INLINE void dynamics_planar(const hy_model* m, hy_data* d, hy_mech_work* w,
+                                             int xy) {
+  const int nb = m->sizes.nbody, nz = m->sizes.nz;
+  const int* parent = m->body_parent;
+  const int* zadr = m->jnt_zadr;
+  plane_axes ax;
+  get_plane_axes(m, &ax);
+  const double grav1 = along_e1(&ax, m->opt.gravity, xy);
+  const double grav2 = along_e2(&ax, m->opt.gravity, xy);
   double* rec = w->comp_M;
+  double* restrict M = d->M;
+  double* restrict Q = d->Q;
 
   eval_loads(m, d->time, w->load_val);
 
+  if (w->chain) {
+    // body i hangs from i - 1 and owns coordinate i: one pass from the leaf to the root, with
+    // the subtree below in hand, and its ancestors are i - 1, ..., 0. The records only collect
+    // the applied loads.
+    for (int j = 0; j < nb; j++) {
+      double* f = rec + PLANAR_SIZE * j + PLANAR_LOAD;
+      f[0] = 0;
+      f[1] = 0;
+      f[2] = 0;
+    }
+    add_applied(m, d, w, &ax, rec, xy);
+    // inertia (m, c1, c2, J) and load (f1, f2, moment) of the subtree below, in scalars: a loop
+    // over 7 is not unrolled at -O2 and would go through memory
+    double m_b = 0, c1_b = 0, c2_b = 0, J_b = 0, f1_b = 0, f2_b = 0, n_b = 0;
+    for (int i = nb - 1; i >= 0; i--) {
+      double r[PLANAR_SIZE];
+      body_record(m, d, w, &ax, grav1, grav2, i, xy, r);
+      const double* f = rec + PLANAR_SIZE * i + PLANAR_LOAD;
+      m_b += r[PLANAR_INERTIA];
+      c1_b += r[PLANAR_INERTIA + 1];
+      c2_b += r[PLANAR_INERTIA + 2];
+      J_b += r[PLANAR_INERTIA + 3];
+      f1_b += r[PLANAR_LOAD] + f[0];
+      f2_b += r[PLANAR_LOAD + 1] + f[1];
+      n_b += r[PLANAR_LOAD + 2] + f[2];
+      const double b1 = r[PLANAR_B], b2 = r[PLANAR_B + 1], b3 = r[PLANAR_B + 2];
+      // planar_inertia_mulv
+      const double Mcb0 = m_b * b1 - c2_b * b3;
+      const double Mcb1 = m_b * b2 + c1_b * b3;
+      const double Mcb2 = c1_b * b2 - c2_b * b1 + J_b * b3;
+      double* row = M + (size_t)i * (size_t)nz;
+      row[i] = b1 * Mcb0 + b2 * Mcb1 + b3 * Mcb2;
+      for (int k = i - 1; k >= 0; k--) {
+        const double* b = d->jnt_b + 6 * k;
+        const double v = along_e1(&ax, b, xy) * Mcb0 + along_e2(&ax, b, xy) * Mcb1 +
+                         along_n(&ax, b + 3, xy) * Mcb2;
+        row[k] = v;
+        M[(size_t)k * (size_t)nz + (size_t)i] = v;
+      }
+      Q[i] = b1 * f1_b + b2 * f2_b + b3 * n_b;
+    }
+    return;
+  }
+
   for (int j = 0; j < nb; j++) {
-    const double mass = m->body_mass[j];
-    const double* g = d->body_com + 3 * j;
-    const double* Z = d->body_Z + 6 * j;
-    const double* Zd0 = w->body_Zd0 + 6 * j;
-    const double* b = d->jnt_b + 6 * j;
-
-    // centre of mass, its velocity g_dot = s_dot + w x g and its acceleration at zdd = 0,
-    // g_ddot = s_ddot + w_dot x g + w x g_dot (as in the 3-D path), in the plane, where
-    // n x (x1, x2) = (-x2, x1). The angular acceleration at zdd = 0, the sum of w_parent x u_j zd_j
-    // over the path, vanishes: every w and every revolute axis u lies along n.
-    const double g1 = hy_v3_dot(e1, g), g2 = hy_v3_dot(e2, g);
-    const double om = hy_v3_dot(n, Z + 3);
-    const double gd1 = hy_v3_dot(e1, Z) - om * g2, gd2 = hy_v3_dot(e2, Z) + om * g1;
-    const double gdd1 = hy_v3_dot(e1, Zd0) - om * gd2, gdd2 = hy_v3_dot(e2, Zd0) + om * gd1;
-    // gravity less the inertia force at the centre of mass, and its moment about the origin; the
-    // gyroscopic w x J w is perpendicular to w, so it has no n component
-    const double f1 = mass * (grav1 - gdd1), f2 = mass * (grav2 - gdd2);
-    double* r = rec + PLANAR_SIZE * j;
-    r[PLANAR_INERTIA] = mass;
-    r[PLANAR_INERTIA + 1] = mass * g1;
-    r[PLANAR_INERTIA + 2] = mass * g2;
-    r[PLANAR_INERTIA + 3] = inertia_about_normal(m, d, j, n) + mass * (g1 * g1 + g2 * g2);
-    r[PLANAR_LOAD] = f1;
-    r[PLANAR_LOAD + 1] = f2;
-    r[PLANAR_LOAD + 2] = g1 * f2 - g2 * f1;
-    r[PLANAR_B] = hy_v3_dot(e1, b);
-    r[PLANAR_B + 1] = hy_v3_dot(e2, b);
-    r[PLANAR_B + 2] = hy_v3_dot(n, b + 3);
+    body_record(m, d, w, &ax, grav1, grav2, j, xy, rec + PLANAR_SIZE * j);
   }
-
-  const int napplied = applied_count(m);
-  for (int item = 0; item < napplied; item++) {
-    double wr[6];
-    const int bk = applied_wrench(m, d, w, item, wr);
-    if (bk < 0) continue;
-    double* f = rec + PLANAR_SIZE * bk + PLANAR_LOAD;
-    f[0] += hy_v3_dot(e1, wr);
-    f[1] += hy_v3_dot(e2, wr);
-    f[2] += hy_v3_dot(n, wr + 3);
-  }
+  add_applied(m, d, w, &ax, rec, xy);
 
   // from the leaves to the root: a record is complete when its turn comes, since descendants
   // have larger indices; then M'_ik = b_i^T Mc_i b_k for i and its ancestors k, Q'_i = b_i^T Qc_i
-  double* M = d->M;
   memset(M, 0, sizeof(double) * (size_t)nz * (size_t)nz);
   for (int i = nb - 1; i >= 0; i--) {
     const double* r = rec + PLANAR_SIZE * i;
-    const int zi = m->jnt_zadr[i];
+    const int zi = zadr[i];
+    const double* bi = r + PLANAR_B;
     double Mcb[3];
-    planar_inertia_mulv(Mcb, r + PLANAR_INERTIA, r + PLANAR_B);
-    for (int k = i; k >= 0; k = m->body_parent[k]) {
-      const int zk = m->jnt_zadr[k];
+    planar_inertia_mulv(Mcb, r + PLANAR_INERTIA, bi);
+    for (int k = i; k >= 0; k = parent[k]) {
+      const int zk = zadr[k];
       const double v = hy_v3_dot(rec + PLANAR_SIZE * k + PLANAR_B, Mcb);
       M[zi * nz + zk] = v;
       M[zk * nz + zi] = v;
     }
-    d->Q[zi] = hy_v3_dot(r + PLANAR_B, r + PLANAR_LOAD);
-    const int p = m->body_parent[i];
+    Q[zi] = hy_v3_dot(bi, r + PLANAR_LOAD);
+    const int p = parent[i];
     if (p >= 0) planar_add(rec + PLANAR_SIZE * p, r);
   }
 }
 
 void hy_mech_dynamics(const hy_model* m, hy_data* d, hy_mech_work* w) {
-  if (m->planar) {
-    dynamics_planar(m, d, w);
+  if (m->planar && m->plane_xy[0]) {
+    dynamics_planar(m, d, w, 1);
+  } else if (m->planar) {
+    dynamics_planar(m, d, w, 0);
   } else {
     hy_mech_dynamics_general(m, d, w);
   }
@@ -316,7 +447,45 @@ hy_status hy_mech_accelerations(const hy_model* m, hy_data* d, hy_mech_work* w) 
   return HY_OK;
 }
 
+// Planar models: omega = om n, and omega_body = A^T n om with A^T n constant, so the rotational
+// part is om^2 J_nn / 2 (inertia_about_normal). Always inlined with xy a constant: on the
+// x-y plane omega and the centre-of-mass velocity have only the components used here (see
+// dynamics_planar).
+static HY_ALWAYS_INLINE void energy_planar(const hy_model* m, hy_data* d, int xy) {
+  const double* grav = m->opt.gravity;
+  const double* n = m->plane_normal;
+  double kin = 0, pot = 0;
+  for (int j = 0; j < m->sizes.nbody; j++) {
+    const double mass = m->body_mass[j];
+    const double* g = d->body_com + 3 * j;
+    const double* Z = d->body_Z + 6 * j;
+    double gd[3], om;
+    if (xy) {
+      om = Z[5];
+      gd[0] = Z[0] - om * g[1];
+      gd[1] = Z[1] + om * g[0];
+      gd[2] = 0;
+    } else {
+      om = hy_v3_dot(n, Z + 3);
+      hy_v3_cross(gd, Z + 3, g);
+      hy_v3_add(gd, gd, Z);
+    }
+    kin += 0.5 * (mass * hy_v3_dot(gd, gd) + om * om * inertia_about_normal(m, j));
+    pot -= mass * hy_v3_dot(grav, g);
+  }
+  d->energy_kin = kin;
+  d->energy_pot = pot;
+}
+
 void hy_mech_energy(const hy_model* m, hy_data* d) {
+  if (m->planar) {
+    if (m->plane_xy[0]) {
+      energy_planar(m, d, 1);
+    } else {
+      energy_planar(m, d, 0);
+    }
+    return;
+  }
   double kin = 0, pot = 0;
   for (int j = 0; j < m->sizes.nbody; j++) {
     const double mass = m->body_mass[j];

@@ -3,12 +3,15 @@
 // Z_j = [s_dot_j; omega_j] is the velocity of the body point that coincides with the inertial
 // origin, so velocities of a child add to its parent's by Z_j = Z_parent + b_j zd_j (Eq. 2) and
 // accelerations by Zd_j = Zd_parent + b_j zdd_j + d_j (Eq. 3).
+#include <float.h>
+
 #include "core/core.h"
 #include "mech/mech.h"
 
 size_t hy_mech_work_size(const hy_model* m) {
   const size_t nb = (size_t)m->sizes.nbody, nz = (size_t)m->sizes.nz;
-  return nb * (2 * HY_MECH_INERTIA_SIZE + 6 + 6 + 6 + 3 + 3) + nz * nz +
+  // the last nb doubles per body hold body_kind, an int each
+  return nb * (2 * HY_MECH_INERTIA_SIZE + 6 + 6 + 6 + 3 + 3 + 1 + 1) + nz * nz +
          3 * (size_t)m->sizes.nload;
 }
 
@@ -30,8 +33,28 @@ void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf) {
   buf += 3 * nb;
   w->turn_ref = buf;
   buf += 3 * nb;
+  w->body_Jn = buf;
+  buf += nb;
+  w->body_kind = (int*)buf;
+  buf += nb;
   w->load_val = buf;
   hy_mech_forget_turns(m, w);
+  for (int j = 0; j < m->sizes.nbody; j++) {
+    w->body_Jn[j] = m->planar ? hy_mech_inertia_about_normal(m, j) : NAN;
+    w->body_kind[j] = 0;
+    if (!m->planar) continue;
+    // on the normal to round-off: leaving out in-plane parts that small moves the body by less
+    // than the round-off of its position
+    const double* cpt = m->body_plane + HY_PLANE_SIZE * j + HY_PLANE_CPOINT;
+    const double tol = 4 * DBL_EPSILON * (fabs(cpt[0]) + fabs(cpt[1]) + fabs(cpt[2]));
+    int on_normal = 1;
+    for (int i = 3; i < 9; i++) on_normal = on_normal && fabs(cpt[i]) <= tol;
+    if (on_normal) w->body_kind[j] |= HY_MECH_KIND_CPOINT_ON_NORMAL;
+  }
+  w->chain = 1;
+  for (int j = 0; j < m->sizes.nbody; j++) {
+    if (m->body_parent[j] != j - 1 || m->jnt_zadr[j] != j) w->chain = 0;
+  }
 }
 
 void hy_mech_forget_turns(const hy_model* m, hy_mech_work* w) {
@@ -255,80 +278,85 @@ static inline void cross_normal(double r[3], const double a[3], const double u[3
   }
 }
 
-static void kinematics_pos_planar(const hy_model* m, hy_data* d, hy_mech_work* w) {
+// cos and sin of a body's turn theta into t[TURN_COS], t[TURN_SIN], from the base ref (angle, cos,
+// sin) of the last libm evaluation when theta is near it: the addition theorem, with those of
+// delta = theta - ref by their series (the first terms left out, delta^6/720 and delta^7/5040, are
+// below 2e-21). Otherwise libm, and theta becomes the base.
+static inline void turn_cos_sin(double theta, double* ref, double* t) {
+  const double delta = theta - ref[0];
+  if (fabs(delta) <= TURN_SERIES_MAX) {  // false while ref[0] is NaN
+    const double d2 = delta * delta;
+    const double cd = 1 - 0.5 * d2 * (1 - d2 / 12);
+    const double sd = delta * (1 - d2 / 6 * (1 - d2 / 20));
+    t[TURN_COS] = ref[1] * cd - ref[2] * sd;
+    t[TURN_SIN] = ref[2] * cd + ref[1] * sd;
+  } else {
+    ref[0] = theta;
+    ref[1] = t[TURN_COS] = cos(theta);
+    ref[2] = t[TURN_SIN] = sin(theta);
+  }
+}
+
+// Always inlined with xy = m->plane_xy[0] a constant, so that each plane gets a loop of its own
+// without tests inside.
+static HY_ALWAYS_INLINE void kinematics_pos_planar(const hy_model* m, hy_data* d, hy_mech_work* w,
+                                                   int xy) {
   const int nb = m->sizes.nbody;
   const int* parent = m->body_parent;
   const int* type = m->jnt_type;
   const int* zadr = m->jnt_zadr;
+  const int* kind = w->body_kind;
   const double* z = d->z;
-  const double* plane = m->body_plane;
-  const int xy = m->plane_xy[0];
+  const double* pos = d->body_pos;
   double* turn = w->body_Q;
-  static const double ground_turn[TURN_SIZE] = {0, 1, 0};
-  static const double zero3[3] = {0, 0, 0};
-
-  // the turns first, in a loop of their own: the rest then runs without calls (sin and cos)
-  // that would make it save and restore what it holds in registers
   for (int j = 0; j < nb; j++) {
     const int p = parent[j];
-    const double* tp = p < 0 ? ground_turn : turn + TURN_SIZE * p;
-    double* t = turn + TURN_SIZE * j;
-    if (type[j] == HY_JOINT_REVOLUTE) {
-      const double theta = tp[TURN_THETA] + plane[HY_PLANE_SIZE * j + HY_PLANE_TURN] * z[zadr[j]];
-      t[TURN_THETA] = theta;
-      double* ref = w->turn_ref + 3 * j;
-      const double delta = theta - ref[0];
-      if (fabs(delta) <= TURN_SERIES_MAX) {  // false while ref[0] is NaN
-        // cos and sin of theta = ref + delta by the addition theorem, those of delta by their
-        // series: the first terms left out, delta^6/720 and delta^7/5040, are below 2e-21
-        const double d2 = delta * delta;
-        const double cd = 1 - 0.5 * d2 * (1 - d2 / 12);
-        const double sd = delta * (1 - d2 / 6 * (1 - d2 / 20));
-        t[TURN_COS] = ref[1] * cd - ref[2] * sd;
-        t[TURN_SIN] = ref[2] * cd + ref[1] * sd;
-      } else {
-        ref[0] = theta;
-        ref[1] = t[TURN_COS] = cos(theta);
-        ref[2] = t[TURN_SIN] = sin(theta);
-      }
-    } else {
-      t[TURN_THETA] = tp[TURN_THETA];
-      t[TURN_COS] = tp[TURN_COS];
-      t[TURN_SIN] = tp[TURN_SIN];
-    }
-  }
-
-  for (int j = 0; j < nb; j++) {
-    const int p = parent[j];
-    const double* restrict rec = plane + HY_PLANE_SIZE * j;
-    const double* tp = p < 0 ? ground_turn : turn + TURN_SIZE * p;
-    const double* rp = p < 0 ? zero3 : d->body_pos + 3 * p;
-    const double cp = tp[TURN_COS], sp = tp[TURN_SIN];
-    const double c = turn[TURN_SIZE * j + TURN_COS], s = turn[TURN_SIZE * j + TURN_SIN];
-
-    // joint point on the parent: P = r_p + A_p ppoint
-    double P[3];
-    turned(P, rec + HY_PLANE_PPOINT, cp, sp, xy);
-    P[0] += rp[0];
-    P[1] += rp[1];
-    P[2] += rp[2];
-    double* restrict Pout = w->jnt_P + 3 * j;
-    Pout[0] = P[0];
-    Pout[1] = P[1];
-    Pout[2] = P[2];
-
+    const double* restrict rec = m->body_plane + HY_PLANE_SIZE * j;
+    double* restrict t = turn + TURN_SIZE * j;
     double* restrict b = d->jnt_b + 6 * j;
+    double* restrict r = d->body_pos + 3 * j;
+    double* restrict g = d->body_com + 3 * j;
+    const double* pp = rec + HY_PLANE_PPOINT;
+    const double* u = rec + HY_PLANE_AXIS;
+    // joint point on the parent: P = r_p + A_p ppoint, or ppoint at z = 0 (h + q) on ground
+    double P[3];
+    double theta_p = 0, cp = 1, sp = 0;
+    if (p >= 0) {
+      const double* tp = turn + TURN_SIZE * p;
+      const double* rp = pos + 3 * p;
+      theta_p = tp[TURN_THETA];
+      cp = tp[TURN_COS];
+      sp = tp[TURN_SIN];
+      turned(P, pp, cp, sp, xy);
+      P[0] += rp[0];
+      P[1] += rp[1];
+      P[2] += rp[2];
+    } else if (xy) {
+      P[0] = pp[3];
+      P[1] = pp[4];
+      P[2] = pp[2];
+    } else {
+      P[0] = pp[0] + pp[3];
+      P[1] = pp[1] + pp[4];
+      P[2] = pp[2] + pp[5];
+    }
+
     if (type[j] == HY_JOINT_REVOLUTE) {
+      const double theta = theta_p + rec[HY_PLANE_TURN] * z[zadr[j]];
+      t[TURN_THETA] = theta;
+      turn_cos_sin(theta, w->turn_ref + 3 * j, t);
       // b = [P x u; u] with u = +-n
-      const double* u = rec + HY_PLANE_AXIS;
       cross_normal(b, P, u, xy);
       b[3] = u[0];
       b[4] = u[1];
       b[5] = u[2];
     } else {
+      t[TURN_THETA] = theta_p;
+      t[TURN_COS] = cp;
+      t[TURN_SIN] = sp;
       // b = [u; 0] with u turned with the parent; the child's joint point slides along it
       const double zj = z[zadr[j]];
-      turned(b, rec + HY_PLANE_AXIS, cp, sp, xy);
+      turned(b, u, cp, sp, xy);
       b[3] = 0;
       b[4] = 0;
       b[5] = 0;
@@ -338,11 +366,18 @@ static void kinematics_pos_planar(const hy_model* m, hy_data* d, hy_mech_work* w
     }
 
     // origin from the child's joint point, then the centre of mass
+    const double c = t[TURN_COS], s = t[TURN_SIN];
     double cpt[3], com[3];
-    turned(cpt, rec + HY_PLANE_CPOINT, c, s, xy);
+    if (kind[j] & HY_MECH_KIND_CPOINT_ON_NORMAL) {
+      // its in-plane parts are zero: cpt is its part along n, which is 0, 0, h on the x-y plane
+      const double* h = rec + HY_PLANE_CPOINT;
+      cpt[0] = xy ? 0 : h[0];
+      cpt[1] = xy ? 0 : h[1];
+      cpt[2] = h[2];
+    } else {
+      turned(cpt, rec + HY_PLANE_CPOINT, c, s, xy);
+    }
     turned(com, rec + HY_PLANE_COM, c, s, xy);
-    double* restrict r = d->body_pos + 3 * j;
-    double* restrict g = d->body_com + 3 * j;
     const double r0 = P[0] - cpt[0], r1 = P[1] - cpt[1], r2 = P[2] - cpt[2];
     r[0] = r0;
     r[1] = r1;
@@ -350,25 +385,28 @@ static void kinematics_pos_planar(const hy_model* m, hy_data* d, hy_mech_work* w
     g[0] = r0 + com[0];
     g[1] = r1 + com[1];
     g[2] = r2 + com[2];
-
     turned_rotation(d->body_rot + 9 * j, rec + HY_PLANE_ROT, c, s, xy);
   }
 
   // markers: x = r + A point
+  const int* mrk_body = m->mrk_body;
   for (int k = 0; k < m->sizes.nmrk; k++) {
-    const int bk = m->mrk_body[k];
+    const int bk = mrk_body[k];
+    const double* point = m->mrk_point + 3 * k;
     double* restrict x = d->mrk_pos + 3 * k;
     if (bk < 0) {
-      hy_v3_copy(x, m->mrk_point + 3 * k);
+      x[0] = point[0];
+      x[1] = point[1];
+      x[2] = point[2];
       continue;
     }
     const double* t = turn + TURN_SIZE * bk;
-    const double* r = d->body_pos + 3 * bk;
+    const double* rb = pos + 3 * bk;
     double a[3];
     turned(a, m->mrk_plane + 9 * k, t[TURN_COS], t[TURN_SIN], xy);
-    x[0] = r[0] + a[0];
-    x[1] = r[1] + a[1];
-    x[2] = r[2] + a[2];
+    x[0] = rb[0] + a[0];
+    x[1] = rb[1] + a[1];
+    x[2] = rb[2] + a[2];
   }
 }
 
@@ -378,18 +416,15 @@ static void kinematics_pos_planar(const hy_model* m, hy_data* d, hy_mech_work* w
 // to [(s_dot_p x b_ang + omega_p x b_lin) zd; 0] for both kinds (with b_lin = P x u,
 // (omega_p x P) x u = omega_p x (P x u) when omega_p and u are parallel). The angular
 // accelerations at zdd = 0 vanish.
-static void kinematics_vel_planar(const hy_model* m, hy_data* d, hy_mech_work* w) {
+static HY_ALWAYS_INLINE void kinematics_vel_planar(const hy_model* m, hy_data* d, hy_mech_work* w,
+                                                   int xy) {
   const int nb = m->sizes.nbody;
   const int* parent = m->body_parent;
   const int* zadr = m->jnt_zadr;
-  const int xy = m->plane_xy[0];
-  static const double zero6[6] = {0, 0, 0, 0, 0, 0};
-
+  const double* zdv = d->zd;
   for (int j = 0; j < nb; j++) {
     const int p = parent[j];
-    const double* Zp = p < 0 ? zero6 : d->body_Z + 6 * p;
-    const double* Zd0p = p < 0 ? zero6 : w->body_Zd0 + 6 * p;
-    const double zd = d->zd[zadr[j]];
+    const double zd = zdv[zadr[j]];
     const double* restrict b = d->jnt_b + 6 * j;
     double* restrict Z = d->body_Z + 6 * j;
     double* restrict dj = d->jnt_d + 6 * j;
@@ -397,27 +432,46 @@ static void kinematics_vel_planar(const hy_model* m, hy_data* d, hy_mech_work* w
     // d_j, and Eq. 2. With every omega and every revolute axis along n, d_j = b_dot_j zd_j is
     // [(s_dot_p x b_ang + omega_p x b_lin) zd; 0] for both joint types: for a revolute joint
     // omega_p x u = 0, and (omega_p x P) x u = omega_p x (P x u); for a prismatic one b_ang = 0.
-    double d0, d1, d2;
+    // A body on ground moves with b_j zd_j alone (the 0 * products of the ground's zero
+    // velocity, +-0, are left out), and its d_j is 0.
+    double d0 = 0, d1 = 0, d2 = 0;
+    if (p >= 0) {
+      const double* Zp = d->body_Z + 6 * p;
+      const double* Zd0p = w->body_Zd0 + 6 * p;
+      if (xy) {
+        d0 = (Zp[1] * b[5] - Zp[5] * b[1]) * zd;
+        d1 = (Zp[5] * b[0] - Zp[0] * b[5]) * zd;
+        Z[0] = Zp[0] + b[0] * zd;
+        Z[1] = Zp[1] + b[1] * zd;
+        Z[5] = Zp[5] + b[5] * zd;
+        Zd0[0] = Zd0p[0] + d0;
+        Zd0[1] = Zd0p[1] + d1;
+      } else {
+        d0 = (Zp[1] * b[5] - Zp[2] * b[4] + Zp[4] * b[2] - Zp[5] * b[1]) * zd;
+        d1 = (Zp[2] * b[3] - Zp[0] * b[5] + Zp[5] * b[0] - Zp[3] * b[2]) * zd;
+        d2 = (Zp[0] * b[4] - Zp[1] * b[3] + Zp[3] * b[1] - Zp[4] * b[0]) * zd;
+        for (int k = 0; k < 6; k++) Z[k] = Zp[k] + b[k] * zd;
+        Zd0[0] = Zd0p[0] + d0;
+        Zd0[1] = Zd0p[1] + d1;
+        Zd0[2] = Zd0p[2] + d2;
+      }
+    } else if (xy) {
+      Z[0] = b[0] * zd;
+      Z[1] = b[1] * zd;
+      Z[5] = b[5] * zd;
+      Zd0[0] = 0;
+      Zd0[1] = 0;
+    } else {
+      for (int k = 0; k < 6; k++) Z[k] = b[k] * zd;
+      Zd0[0] = 0;
+      Zd0[1] = 0;
+      Zd0[2] = 0;
+    }
     if (xy) {
-      d0 = (Zp[1] * b[5] - Zp[5] * b[1]) * zd;
-      d1 = (Zp[5] * b[0] - Zp[0] * b[5]) * zd;
-      d2 = 0;
-      Z[0] = Zp[0] + b[0] * zd;
-      Z[1] = Zp[1] + b[1] * zd;
       Z[2] = 0;
       Z[3] = 0;
       Z[4] = 0;
-      Z[5] = Zp[5] + b[5] * zd;
-    } else {
-      d0 = (Zp[1] * b[5] - Zp[2] * b[4] + Zp[4] * b[2] - Zp[5] * b[1]) * zd;
-      d1 = (Zp[2] * b[3] - Zp[0] * b[5] + Zp[5] * b[0] - Zp[3] * b[2]) * zd;
-      d2 = (Zp[0] * b[4] - Zp[1] * b[3] + Zp[3] * b[1] - Zp[4] * b[0]) * zd;
-      Z[0] = Zp[0] + b[0] * zd;
-      Z[1] = Zp[1] + b[1] * zd;
-      Z[2] = Zp[2] + b[2] * zd;
-      Z[3] = Zp[3] + b[3] * zd;
-      Z[4] = Zp[4] + b[4] * zd;
-      Z[5] = Zp[5] + b[5] * zd;
+      Zd0[2] = 0;
     }
     dj[0] = d0;
     dj[1] = d1;
@@ -425,48 +479,52 @@ static void kinematics_vel_planar(const hy_model* m, hy_data* d, hy_mech_work* w
     dj[3] = 0;
     dj[4] = 0;
     dj[5] = 0;
-    // Eq. 3 with zdd = 0
-    Zd0[0] = Zd0p[0] + d0;
-    Zd0[1] = Zd0p[1] + d1;
-    Zd0[2] = Zd0p[2] + d2;
+    // Eq. 3 with zdd = 0: the angular part vanishes
     Zd0[3] = 0;
     Zd0[4] = 0;
     Zd0[5] = 0;
   }
 
   // markers: velocity s_dot + omega x x
+  const int* mrk_body = m->mrk_body;
   for (int k = 0; k < m->sizes.nmrk; k++) {
-    const int bk = m->mrk_body[k];
+    const int bk = mrk_body[k];
+    const double* x = d->mrk_pos + 3 * k;
     double* restrict v = d->mrk_vel + 3 * k;
     if (bk < 0) {
-      hy_v3_set(v, 0, 0, 0);
+      v[0] = 0;
+      v[1] = 0;
+      v[2] = 0;
       continue;
     }
-    const double* Z = d->body_Z + 6 * bk;
-    const double* x = d->mrk_pos + 3 * k;
+    const double* Zb = d->body_Z + 6 * bk;
     if (xy) {
-      v[0] = Z[0] - Z[5] * x[1];
-      v[1] = Z[1] + Z[5] * x[0];
-      v[2] = Z[2];
+      v[0] = Zb[0] - Zb[5] * x[1];
+      v[1] = Zb[1] + Zb[5] * x[0];
+      v[2] = Zb[2];
     } else {
-      v[0] = Z[0] + Z[4] * x[2] - Z[5] * x[1];
-      v[1] = Z[1] + Z[5] * x[0] - Z[3] * x[2];
-      v[2] = Z[2] + Z[3] * x[1] - Z[4] * x[0];
+      v[0] = Zb[0] + Zb[4] * x[2] - Zb[5] * x[1];
+      v[1] = Zb[1] + Zb[5] * x[0] - Zb[3] * x[2];
+      v[2] = Zb[2] + Zb[3] * x[1] - Zb[4] * x[0];
     }
   }
 }
 
 void hy_mech_kinematics_pos(const hy_model* m, hy_data* d, hy_mech_work* w) {
-  if (m->planar) {
-    kinematics_pos_planar(m, d, w);
+  if (m->planar && m->plane_xy[0]) {
+    kinematics_pos_planar(m, d, w, 1);
+  } else if (m->planar) {
+    kinematics_pos_planar(m, d, w, 0);
   } else {
     hy_mech_kinematics_pos_general(m, d, w);
   }
 }
 
 void hy_mech_kinematics_vel(const hy_model* m, hy_data* d, hy_mech_work* w) {
-  if (m->planar) {
-    kinematics_vel_planar(m, d, w);
+  if (m->planar && m->plane_xy[0]) {
+    kinematics_vel_planar(m, d, w, 1);
+  } else if (m->planar) {
+    kinematics_vel_planar(m, d, w, 0);
   } else {
     hy_mech_kinematics_vel_general(m, d, w);
   }

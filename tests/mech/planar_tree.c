@@ -89,6 +89,10 @@ hy_model* random_planar_tree(unsigned seed, int nbody, const double n[3]) {
     hy_m3_mul(rot0 + 9 * i, Ap, crot);
     random_vec(&st, j.parent_point, 1);
     random_vec(&st, j.child_point, 1);
+    // some revolute joints sit on the body's normal through its origin, out of the plane
+    if (j.type == HY_JOINT_REVOLUTE && i % 3 == 0) {
+      hy_v3_scale(j.child_point, j.child_axis, j.child_point[0]);
+    }
     j.z0 = random_uniform(&st, -1, 1);
     ck_assert_int_eq(hy_spec_add_joint(s, &j), HY_OK);
   }

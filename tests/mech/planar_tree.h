@@ -18,7 +18,8 @@ void random_tilted_normal(unsigned* state, double n[3]);
 
 // A random branching tree of nbody bodies moving in the plane with the unit normal n: joints are
 // revolute (about +-n) or prismatic (along a random in-plane direction), and every joint's child
-// axis is random, so the body frames are turned away from the plane in every way. Inertias are
+// axis is random, so the body frames are turned away from the plane in every way (and some
+// revolute joints have their child point on the body's normal through its origin). Inertias are
 // full tensors in those frames. Loads (one scaled by a signal), markers (one on ground), gravity
 // and the centres of mass all have components along n, and two force elements act between
 // markers (one on ground). The compiler takes the plane normal from joint 0, which turns about

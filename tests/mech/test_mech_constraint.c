@@ -15,6 +15,7 @@
 #include "fixture.h"
 #include "hydyn/hydyn.h"
 #include "mech/mech.h"
+#include "planar_tree.h"
 
 #define MODELS HY_SOURCE_DIR "/models/"
 #define MAXZ 32
@@ -196,15 +197,17 @@ static hy_model* random_loop(unsigned seed) {
   return compile(s);
 }
 
-// A random branching tree of 8 bodies; planar = 1 puts every revolute axis on +-z and every
-// prismatic axis and translational cut axis in the x-y plane. Cuts of every type join random
-// pairs of bodies (and ground), so paths share ancestors; two actuators act between markers.
-static hy_model* random_tree_cuts(unsigned seed, int planar) {
+// A random branching tree of 8 bodies; a plane normal n (NULL: none) puts every revolute axis on
+// +-n and every prismatic axis and translational cut axis in the plane. Cuts of every type join
+// random pairs of bodies (and ground), so paths share ancestors; two actuators act between
+// markers.
+static hy_model* random_tree_cuts(unsigned seed, const double* n) {
   unsigned st = seed;
   hy_spec* s;
   ck_assert_int_eq(hy_spec_create(&s), HY_OK);
   const int nb = 8;
-  const double ez[3] = {0, 0, 1};
+  const int planar = n != NULL;
+  const double* ez = n;
   for (int i = 0; i < nb; i++) {
     char name[16];
     snprintf(name, sizeof name, "b%d", i);
@@ -225,7 +228,7 @@ static hy_model* random_tree_cuts(unsigned seed, int planar) {
       hy_v3_scale(j.axis, ez, urand(&st, -1, 1) < 0 ? -1.0 : 1.0);
       hy_v3_scale(j.child_axis, ez, urand(&st, -1, 1) < 0 ? -1.0 : 1.0);
     } else {
-      // in-plane slide; the child's z axis stays on +-z (child_axis = axis: identity)
+      // in-plane slide; the child's normal stays on +-n (child_axis = axis: identity)
       rand_perp(&st, ez, j.axis);
       hy_v3_copy(j.child_axis, j.axis);
     }
@@ -431,7 +434,7 @@ END_TEST
 
 START_TEST(random_trees_match_fd) {
   for (unsigned seed = 1; seed <= 3; seed++) {
-    hy_model* m = random_tree_cuts(seed, 0);
+    hy_model* m = random_tree_cuts(seed, NULL);
     if (seed == 1) {
       // called while stepping: no heap allocation
       test_data t = data_make(m);
@@ -453,13 +456,21 @@ START_TEST(random_trees_match_fd) {
 }
 END_TEST
 
+// On the x-y plane and on planes tilted away from every coordinate plane, which take different
+// code in the planar paths (m->plane_xy).
 START_TEST(random_planar_trees_match_fd) {
-  for (unsigned seed = 4; seed <= 6; seed++) {
-    hy_model* m = random_tree_cuts(seed, 1);
+  for (unsigned seed = 4; seed <= 8; seed++) {
+    double n[3] = {0, 0, 1};
+    if (seed > 6) {
+      unsigned st = seed * 7919u;
+      random_tilted_normal(&st, n);
+    }
+    hy_model* m = random_tree_cuts(seed, n);
     ck_assert_int_eq(m->planar, 1);
+    ck_assert_int_eq(m->plane_xy[0], seed <= 6);
     ck_assert_int_eq(m->sizes.neq, 2 * 6);
     char what[64];
-    snprintf(what, sizeof what, "random planar tree, seed %u", seed);
+    snprintf(what, sizeof what, "random %s tree, seed %u", seed <= 6 ? "planar" : "tilted", seed);
     check_model_fd(m, what, seed * 13);
     hy_model_free(m);
   }
@@ -469,7 +480,7 @@ END_TEST
 // dx/dz of every marker point against central differences of the marker positions.
 START_TEST(point_jacobian_matches_fd) {
   for (unsigned seed = 1; seed <= 3; seed++) {
-    hy_model* m = random_tree_cuts(seed, 0);
+    hy_model* m = random_tree_cuts(seed, NULL);
     test_data t = data_make(m);
     hy_data* d = t.d;
     const int nz = m->sizes.nz, nm = m->sizes.nmrk;

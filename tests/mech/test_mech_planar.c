@@ -1,7 +1,7 @@
 // The planar path of the open-tree dynamics against the 3-D path (hy_mech_dynamics_general),
-// which is the truth: on the planar benchmarks and on random planar trees whose plane is tilted
-// away from the coordinate planes, with centres of mass, markers, gravity and loads that all
-// reach out of the plane, M' and Q' must agree to round-off at random states.
+// which is the truth: on the planar benchmarks and on random planar trees whose plane is the x-y
+// plane or tilted away from the coordinate planes, with centres of mass, markers, gravity and
+// loads that all reach out of the plane, M' and Q' must agree to round-off at random states.
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -52,9 +52,29 @@ static void check_planar_kinematics(const hy_model* m, const hy_data* d, const h
   }
 }
 
+// Kinetic and potential energy by the 3-D formulas: m |g_dot|^2 / 2 with g_dot = s_dot + w x g,
+// and omega_body^T J omega_body / 2 with omega_body = A^T omega.
+static void energy_3d(const hy_model* m, const hy_data* d, double* kin, double* pot) {
+  *kin = 0;
+  *pot = 0;
+  for (int j = 0; j < m->sizes.nbody; j++) {
+    const double mass = m->body_mass[j];
+    const double* g = d->body_com + 3 * j;
+    const double* Z = d->body_Z + 6 * j;
+    double gd[3], wb[3], Jwb[3];
+    hy_v3_cross(gd, Z + 3, g);
+    hy_v3_add(gd, gd, Z);
+    hy_m3_mulTv(wb, d->body_rot + 9 * j, Z + 3);
+    hy_m3_mulv(Jwb, m->body_inertia + 9 * j, wb);
+    *kin += 0.5 * (mass * hy_v3_dot(gd, gd) + hy_v3_dot(wb, Jwb));
+    *pot -= mass * hy_v3_dot(m->opt.gravity, g);
+  }
+}
+
 // At `nstate` random states (z, zd, t, force element forces) of model m: hy_mech_dynamics (the
-// planar path) against hy_mech_dynamics_general, and the force elements' share of Q' against
-// their power. Returns the largest relative difference of M' and Q'.
+// planar path) against hy_mech_dynamics_general, the force elements' share of Q' against their
+// power, and hy_mech_energy (which takes a planar path too) against the 3-D formulas. Returns
+// the largest relative difference of M' and Q'.
 static double compare_paths(const hy_model* m, unsigned seed, int nstate) {
   ck_assert_int_eq(m->planar, 1);
   const int nz = m->sizes.nz;
@@ -73,6 +93,15 @@ static double compare_paths(const hy_model* m, unsigned seed, int nstate) {
     hy_mech_force_geometry(m, d);
     for (int k = 0; k < m->sizes.nfrc; k++) d->frc_force[k] = random_uniform(&st, -5e3, 5e3);
     check_planar_kinematics(m, d, &w->mech);
+
+    double kin, pot;
+    energy_3d(m, d, &kin, &pot);
+    hy_mech_energy(m, d);
+    ck_assert(kin > 0);
+    ck_assert_msg(fabs(d->energy_kin - kin) <= 1e-12 * kin &&
+                      fabs(d->energy_pot - pot) <= 1e-12 * (fabs(pot) + kin),
+                  "%s, state %d: energies %.17g, %.17g, by the 3-D formulas %.17g, %.17g", m->name,
+                  s, d->energy_kin, d->energy_pot, kin, pot);
 
     double M[MAXZ * MAXZ], Q[MAXZ], loads[3 * 8];
     ck_assert_int_le(m->sizes.nload, 8);
@@ -122,17 +151,23 @@ START_TEST(benchmarks_match_3d_path) {
 }
 END_TEST
 
+// Tilted planes, and for every third seed the x-y plane (normal +-z), for which the planar
+// path takes the components of its vectors directly (m->plane_xy).
 START_TEST(random_planar_trees_match_3d_path) {
   double worst = 0;
-  for (unsigned seed = 1; seed <= 7; seed++) {
+  int xy = 0;
+  for (unsigned seed = 1; seed <= 9; seed++) {
     unsigned st = seed * 977u;
-    double n[3];
-    random_tilted_normal(&st, n);
+    double n[3] = {0, 0, seed % 2 ? 1.0 : -1.0};
+    if (seed % 3 != 0) random_tilted_normal(&st, n);
     hy_model* m = random_planar_tree(seed, 5 + (int)seed, n);
     ck_assert(fabs(fabs(hy_v3_dot(m->plane_normal, n)) - 1) < 1e-12);
+    ck_assert_int_eq(m->plane_xy[0], seed % 3 == 0);
+    xy += m->plane_xy[0];
     worst = fmax(worst, compare_paths(m, seed * 31u, 5));
     hy_model_free(m);
   }
+  ck_assert_int_eq(xy, 3);
   printf("planar vs 3-D dynamics, random planar trees: max relative difference %.2g\n", worst);
 }
 END_TEST
