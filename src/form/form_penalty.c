@@ -10,20 +10,48 @@
 #include "form/form_methods.h"
 
 // W + dt^2/4 Phi_z^T alpha Phi_z, W = M' + dt/2 C + dt^2/4 K (Sect. 2.3): the mechanical block of
-// the tangent and the matrix of the projections (Eqs. 20-21).
+// the tangent and the matrix of the projections (Eqs. 20-21). W is kept in fw->W. Both are
+// symmetric; each entry is formed once, in one pass (these are 3 x 3 on the seed mechanisms,
+// where loop and load overhead costs more than the arithmetic).
 static void leading_matrix(const hy_model* m, hy_data* d, hy_form_work* fw, double dt,
-                           double* A) {
+                           double* A_out) {
   const int nz = m->sizes.nz, neq = m->sizes.neq;
   const double c = 0.25 * dt * dt * m->opt.penalty;
   hy_form_cylinder_matrix(m, d, fw, dt, fw->W);
-  memcpy(A, fw->W, sizeof(double) * (size_t)nz * (size_t)nz);
-  for (int e = 0; e < neq; e++) {
-    const double* row = d->phi_z + (size_t)e * nz;
-    for (int i = 0; i < nz; i++) {
-      if (row[i] == 0) continue;
-      const double ci = c * row[i];
-      for (int j = 0; j < nz; j++) A[i * nz + j] += ci * row[j];
+  const double* restrict W = fw->W;
+  const double* restrict P = d->phi_z;
+  double* restrict A = A_out;
+  for (int i = 0; i < nz; i++) {
+    for (int j = i; j < nz; j++) {
+      double s = 0;
+      for (int e = 0; e < neq; e++) s += P[e * nz + i] * P[e * nz + j];
+      A[i * nz + j] = W[i * nz + j] + c * s;
+      A[j * nz + i] = W[j * nz + i] + c * s;
     }
+  }
+}
+
+// y = W v for the symmetric nz x nz W (row-major).
+static void mat_vec(int nz, const double* restrict W, const double* restrict v,
+                    double* restrict y) {
+  for (int i = 0; i < nz; i++) {
+    double s = 0;
+    for (int k = 0; k < nz; k++) s += W[i * nz + k] * v[k];
+    y[i] = s;
+  }
+}
+
+// The state that the unknowns x (positions, then pressures) give by the trapezoidal relations
+// (Eq. 33): z = x, zd = 2/dt x + hat_zd, zdd = 4/dt^2 x + hat_zdd.
+static void set_state(int nz, double dt, const double* restrict x, const hy_form_work* fw,
+                      double* restrict z, double* restrict zd, double* restrict zdd) {
+  const double c1 = 2 / dt, c2 = 4 / (dt * dt);
+  const double* restrict hzd = fw->hat_zd;
+  const double* restrict hzdd = fw->hat_zdd;
+  for (int i = 0; i < nz; i++) {
+    z[i] = x[i];
+    zd[i] = c1 * x[i] + hzd[i];
+    zdd[i] = c2 * x[i] + hzdd[i];
   }
 }
 
@@ -56,11 +84,7 @@ hy_status hy_penalty_residual(const hy_model* m, hy_data* d, hy_form_work* fw, h
   const int nz = m->sizes.nz, neq = m->sizes.neq;
   const double dt = fw->dt, alpha = m->opt.penalty;
   // Eq. 33: velocities, accelerations and pressure rates as functions of the unknowns
-  for (int i = 0; i < nz; i++) {
-    d->z[i] = x[i];
-    d->zd[i] = 2 / dt * x[i] + fw->hat_zd[i];
-    fw->zdd_trap[i] = 4 / (dt * dt) * x[i] + fw->hat_zdd[i];
-  }
+  set_state(nz, dt, x, fw, d->z, d->zd, fw->zdd_trap);
   hy_form_set_pressures(m, d, fw, x + nz);
   hy_mech_kinematics_pos(m, d, mw);
   if (neq > 0) hy_mech_constraints_pos(m, d, mw);
@@ -72,17 +96,19 @@ hy_status hy_penalty_residual(const hy_model* m, hy_data* d, hy_form_work* fw, h
   }
   // Eq. 39: dt^2/4 (M' zdd + Phi_z^T (alpha Phi + lambda) - Q')
   const double s = 0.25 * dt * dt;
+  const double* restrict M = d->M;
+  const double* restrict Q = d->Q;
+  const double* restrict P = d->phi_z;
+  const double* restrict phi = d->phi;
+  const double* restrict lam = d->lam;
+  const double* restrict zdd = fw->zdd_trap;
+  double* restrict fz = f;
   for (int i = 0; i < nz; i++) {
-    double r = -d->Q[i];
-    for (int k = 0; k < nz; k++) r += d->M[i * nz + k] * fw->zdd_trap[k];
-    f[i] = r;
+    double r = -Q[i];
+    for (int k = 0; k < nz; k++) r += M[i * nz + k] * zdd[k];
+    for (int e = 0; e < neq; e++) r += P[e * nz + i] * (alpha * phi[e] + lam[e]);
+    fz[i] = s * r;
   }
-  for (int e = 0; e < neq; e++) {
-    const double g = alpha * d->phi[e] + d->lam[e];
-    const double* row = d->phi_z + (size_t)e * nz;
-    for (int i = 0; i < nz; i++) f[i] += row[i] * g;
-  }
-  for (int i = 0; i < nz; i++) f[i] *= s;
   hy_form_pressure_rows(m, d, fw, f + nz);
   return HY_OK;
 }
@@ -103,11 +129,7 @@ hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mec
   double* dz = fw->vec;
   for (int i = 0; i < nz; i++) dz[i] = x[i] - d->z[i];
   const int keep = hy_form_keep_positions(m, d, dz);
-  for (int i = 0; i < nz; i++) {
-    d->z[i] = x[i];
-    d->zd[i] = 2 / dt * x[i] + fw->hat_zd[i];
-    fw->zdd_trap[i] = 4 / (dt * dt) * x[i] + fw->hat_zdd[i];
-  }
+  set_state(nz, dt, x, fw, d->z, d->zd, fw->zdd_trap);
   hy_form_set_pressures(m, d, fw, x + nz);
   // positions now (unless the evaluation's are kept); velocities once they are projected
   if (!keep) hy_mech_kinematics_pos(m, d, mw);
@@ -138,30 +160,25 @@ hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mec
   if (d->stats.nstep % CONTRACTION_EVERY == 0) {
     fw->lam_contraction = multiplier_contraction(m, d, fw, 0.25 * dt * dt * alpha);
   }
+  // the velocities are projected in place (W zd' is formed before zd is overwritten)
   double* v = fw->vec;
-  for (int i = 0; i < nz; i++) {
-    double s = 0;
-    for (int k = 0; k < nz; k++) s += fw->W[i * nz + k] * d->zd[k];
-    v[i] = s;
-  }
+  mat_vec(nz, fw->W, d->zd, v);
   hy_chol_solve(nz, fw->A, v);
   memcpy(d->zd, v, sizeof(double) * (size_t)nz);
   // the bias Phi_z_dot zd with the projected velocities (positions unchanged)
   hy_mech_kinematics_vel(m, d, mw);
   hy_mech_constraints_bias(m, d, mw);
   const double c = 0.25 * dt * dt * alpha;
+  mat_vec(nz, fw->W, fw->zdd_trap, d->zdd);
+  const double* restrict P = d->phi_z;
+  const double* restrict bias = d->phi_bias;
+  double* restrict a = d->zdd;
   for (int i = 0; i < nz; i++) {
     double s = 0;
-    for (int k = 0; k < nz; k++) s += fw->W[i * nz + k] * fw->zdd_trap[k];
-    v[i] = s;
+    for (int e = 0; e < neq; e++) s += P[e * nz + i] * bias[e];
+    a[i] -= c * s;
   }
-  for (int e = 0; e < neq; e++) {
-    const double* row = d->phi_z + (size_t)e * nz;
-    const double g = c * d->phi_bias[e];
-    for (int i = 0; i < nz; i++) v[i] -= row[i] * g;
-  }
-  hy_chol_solve(nz, fw->A, v);
-  memcpy(d->zdd, v, sizeof(double) * (size_t)nz);
+  hy_chol_solve(nz, fw->A, d->zdd);
   // outputs (forces, flows, energies) at the projected velocities
   hy_form_outputs(m, d);
   return HY_OK;
