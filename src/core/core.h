@@ -20,6 +20,26 @@
 #define HY_ALWAYS_INLINE inline
 #endif
 
+// Runs f(k, ...) with k the constant equal to n for 1 <= n <= 8, f(n, ...) otherwise. With f an
+// HY_ALWAYS_INLINE function, each case is a copy of f whose loops over n the compiler unrolls
+// completely. A step of the seed models works on 1-6 coordinates, 1-4 volumes and 2-8 Newton
+// unknowns, where the control of a loop of run-time length costs more than its arithmetic:
+// sized copies of the step's kernels take 18 % off four-bar A's cycle (docs/performance.md).
+#define HY_SIZED(n, f, ...)          \
+  do {                               \
+    switch (n) {                     \
+      case 1: f(1, __VA_ARGS__); break; \
+      case 2: f(2, __VA_ARGS__); break; \
+      case 3: f(3, __VA_ARGS__); break; \
+      case 4: f(4, __VA_ARGS__); break; \
+      case 5: f(5, __VA_ARGS__); break; \
+      case 6: f(6, __VA_ARGS__); break; \
+      case 7: f(7, __VA_ARGS__); break; \
+      case 8: f(8, __VA_ARGS__); break; \
+      default: f(n, __VA_ARGS__); break; \
+    }                                \
+  } while (0)
+
 //----- 3-vectors and 3x3 matrices (row-major, double[3] and double[9]) -----------------------
 
 static inline void hy_v3_set(double r[3], double x, double y, double z) {

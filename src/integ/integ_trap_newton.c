@@ -40,6 +40,47 @@ static hy_status fd_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, hy_
   return HY_OK;
 }
 
+// The loops over the unknowns, as sized kernels (HY_SIZED): mechanical unknowns first, then
+// pressures.
+static HY_ALWAYS_INLINE void residual_norms(int n, int nmech, const double* f, double* res_mech,
+                                            double* res_hyd) {
+  double rm = 0, rh = 0;
+  for (int i = 0; i < n; i++) {
+    const double a = fabs(f[i]);
+    if (i < nmech) {
+      if (a > rm) rm = a;
+    } else if (a > rh) {
+      rh = a;
+    }
+  }
+  *res_mech = rm;
+  *res_hyd = rh;
+}
+
+static HY_ALWAYS_INLINE void negate(int n, const double* f, double* r) {
+  for (int i = 0; i < n; i++) r[i] = -f[i];
+}
+
+// x += dx, and the largest correction in units of its tolerance (and which unknown it is)
+static HY_ALWAYS_INLINE void apply_correction(int n, int nmech, double tol_mech, double tol_hyd,
+                                              hy_newton_work* nw, double* worst_out) {
+  const double inv_mech = 1 / tol_mech, inv_hyd = 1 / tol_hyd;
+  double* restrict x = nw->x;
+  const double* restrict dx = nw->dx;
+  double worst = 0;
+  int at = 0;
+  for (int i = 0; i < n; i++) {
+    x[i] += dx[i];
+    const double a = fabs(dx[i]) * (i < nmech ? inv_mech : inv_hyd);
+    if (!(a <= worst)) {  // also catches NaN
+      worst = a;
+      at = i;
+    }
+  }
+  nw->worst = at;
+  *worst_out = worst;
+}
+
 hy_status hy_integ_trap_newton_step(const hy_model* m, hy_data* d, hy_form_work* fw,
                                     hy_mech_work* mw, hy_newton_work* nw) {
   const double dt = m->opt.dt, t0 = d->time;
@@ -61,22 +102,14 @@ hy_status hy_integ_trap_newton_step(const hy_model* m, hy_data* d, hy_form_work*
     st = hy_form_residual(m, d, fw, mw, nw->x, nw->f);
     fw->skip_derivatives = 0;
     if (st != HY_OK) break;
-    res_mech = res_hyd = 0;
-    for (int i = 0; i < n; i++) {
-      const double a = fabs(nw->f[i]);
-      if (i < nmech) {
-        if (a > res_mech) res_mech = a;
-      } else if (a > res_hyd) {
-        res_hyd = a;
-      }
-    }
+    HY_SIZED(n, residual_norms, nmech, nw->f, &res_mech, &res_hyd);
     nw->res_norm = res_mech > res_hyd ? res_mech : res_hyd;
     const int analytic = m->opt.tangent != HY_TANGENT_FD;
     if (it > 1 && m->opt.reuse_tangent) {
       // modified Newton: the factors of the step's first tangent (with its row scales for the
       // finite-difference one)
       if (analytic) {
-        for (int i = 0; i < n; i++) nw->dx[i] = -nw->f[i];
+        HY_SIZED(n, negate, nw->f, nw->dx);
         hy_form_solve_tangent(m, d, fw, nw->dx);
       } else {
         for (int i = 0; i < n; i++) nw->dx[i] = -nw->f[i] * nw->fp[i];
@@ -88,7 +121,7 @@ hy_status hy_integ_trap_newton_step(const hy_model* m, hy_data* d, hy_form_work*
     hy_status fst;
     if (analytic) {
       fst = hy_form_factor_tangent(m, d, fw, &col);
-      for (int i = 0; i < n; i++) nw->dx[i] = -nw->f[i];
+      HY_SIZED(n, negate, nw->f, nw->dx);
     } else {
       st = fd_tangent(m, d, fw, mw, nw, n);
       if (st != HY_OK) break;
@@ -122,14 +155,7 @@ hy_status hy_integ_trap_newton_step(const hy_model* m, hy_data* d, hy_form_work*
   update:;
     // convergence per segment: every correction below its tolerance (rad or m, Pa)
     double worst = 0;
-    for (int i = 0; i < n; i++) {
-      nw->x[i] += nw->dx[i];
-      const double a = fabs(nw->dx[i]) / (i < nmech ? tol_mech : tol_hyd);
-      if (!(a <= worst)) {  // also catches NaN
-        worst = a;
-        nw->worst = i;
-      }
-    }
+    HY_SIZED(n, apply_correction, nmech, tol_mech, tol_hyd, nw, &worst);
     nw->worst_dx = fabs(nw->dx[nw->worst]);
     hy_form_iteration_done(m, d, fw);
     if (worst <= 1) {
