@@ -40,6 +40,13 @@
     }                                \
   } while (0)
 
+// r = a for n doubles, as a sized kernel: for the few doubles of a small model a copy unrolled
+// in place costs a fraction of a call to memcpy.
+static HY_ALWAYS_INLINE void hy_copy_n(int n, double* restrict r, const double* restrict a) {
+  for (int i = 0; i < n; i++) r[i] = a[i];
+}
+#define HY_COPY(n, r, a) HY_SIZED(n, hy_copy_n, r, a)
+
 //----- 3-vectors and 3x3 matrices (row-major, double[3] and double[9]) -----------------------
 
 static inline void hy_v3_set(double r[3], double x, double y, double z) {

@@ -9,31 +9,35 @@
 #include "form/form_impl.h"
 #include "form/form_methods.h"
 
+// The loops over the coordinates below are sized kernels (HY_SIZED, core.h): nz is 3 on the
+// seed mechanisms, where loop control would cost more than the arithmetic.
+
 // W + dt^2/4 Phi_z^T alpha Phi_z, W = M' + dt/2 C + dt^2/4 K (Sect. 2.3): the mechanical block of
-// the tangent and the matrix of the projections (Eqs. 20-21). W is kept in fw->W. Both are
-// symmetric; each entry is formed once, in one pass (these are 3 x 3 on the seed mechanisms,
-// where loop and load overhead costs more than the arithmetic).
-static void leading_matrix(const hy_model* m, hy_data* d, hy_form_work* fw, double dt,
-                           double* A_out) {
-  const int nz = m->sizes.nz, neq = m->sizes.neq;
-  const double c = 0.25 * dt * dt * m->opt.penalty;
-  hy_form_cylinder_matrix(m, d, fw, dt, fw->W);
-  const double* restrict W = fw->W;
-  const double* restrict P = d->phi_z;
-  double* restrict A = A_out;
-  for (int i = 0; i < nz; i++) {
-    for (int j = i; j < nz; j++) {
-      double s = 0;
-      for (int e = 0; e < neq; e++) s += P[e * nz + i] * P[e * nz + j];
-      A[i * nz + j] = W[i * nz + j] + c * s;
-      A[j * nz + i] = W[j * nz + i] + c * s;
+// the tangent and the matrix of the projections (Eqs. 20-21). Both are symmetric; each entry is
+// formed once.
+static HY_ALWAYS_INLINE void leading_n(int nz, int neq, double c, const double* restrict W,
+                                       const double* restrict P, double* restrict A) {
+  // the constraint rows outermost: the loops over nz inside them are the unrolled ones
+  for (int i = 0; i < nz * nz; i++) A[i] = W[i];
+  for (int e = 0; e < neq; e++) {
+    const double* row = P + (size_t)e * nz;
+    for (int i = 0; i < nz; i++) {
+      const double ci = c * row[i];
+      for (int j = 0; j < nz; j++) A[i * nz + j] += ci * row[j];
     }
   }
 }
 
-// y = W v for the symmetric nz x nz W (row-major).
-static void mat_vec(int nz, const double* restrict W, const double* restrict v,
-                    double* restrict y) {
+// W (into fw->W) and the leading matrix (into A).
+static void leading_matrix(const hy_model* m, hy_data* d, hy_form_work* fw, double dt, double* A) {
+  const double c = 0.25 * dt * dt * m->opt.penalty;
+  hy_form_cylinder_matrix(m, d, fw, dt, fw->W);
+  HY_SIZED(m->sizes.nz, leading_n, m->sizes.neq, c, fw->W, d->phi_z, A);
+}
+
+// y = W v for the nz x nz W (row-major).
+static HY_ALWAYS_INLINE void mat_vec_n(int nz, const double* restrict W, const double* restrict v,
+                                       double* restrict y) {
   for (int i = 0; i < nz; i++) {
     double s = 0;
     for (int k = 0; k < nz; k++) s += W[i * nz + k] * v[k];
@@ -42,16 +46,54 @@ static void mat_vec(int nz, const double* restrict W, const double* restrict v,
 }
 
 // The state that the unknowns x (positions, then pressures) give by the trapezoidal relations
-// (Eq. 33): z = x, zd = 2/dt x + hat_zd, zdd = 4/dt^2 x + hat_zdd.
-static void set_state(int nz, double dt, const double* restrict x, const hy_form_work* fw,
-                      double* restrict z, double* restrict zd, double* restrict zdd) {
+// (Eq. 33): z = x, zd = 2/dt x + hat_zd, zdd = 4/dt^2 x + hat_zdd. With dz != NULL, also the
+// change of the coordinates since the last evaluation, dz = x - z.
+static HY_ALWAYS_INLINE void set_state_n(int nz, double dt, const double* restrict x,
+                                         const hy_form_work* fw, double* restrict z,
+                                         double* restrict zd, double* restrict zdd,
+                                         double* restrict dz) {
   const double c1 = 2 / dt, c2 = 4 / (dt * dt);
   const double* restrict hzd = fw->hat_zd;
   const double* restrict hzdd = fw->hat_zdd;
   for (int i = 0; i < nz; i++) {
+    if (dz) dz[i] = x[i] - z[i];
     z[i] = x[i];
     zd[i] = c1 * x[i] + hzd[i];
     zdd[i] = c2 * x[i] + hzdd[i];
+  }
+}
+
+// Eq. 39: f = dt^2/4 (M' zdd + Phi_z^T (alpha Phi + lambda) - Q')
+static HY_ALWAYS_INLINE void residual_n(int nz, int neq, double s, double alpha,
+                                        const hy_data* d, const double* restrict zdd,
+                                        double* restrict f) {
+  const double* restrict M = d->M;
+  const double* restrict Q = d->Q;
+  for (int i = 0; i < nz; i++) {
+    double v = -Q[i];
+    for (int k = 0; k < nz; k++) v += M[i * nz + k] * zdd[k];
+    f[i] = v;
+  }
+  for (int e = 0; e < neq; e++) {
+    const double g = alpha * d->phi[e] + d->lam[e];
+    const double* row = d->phi_z + (size_t)e * nz;
+    for (int i = 0; i < nz; i++) f[i] += row[i] * g;
+  }
+  for (int i = 0; i < nz; i++) f[i] *= s;
+}
+
+// The right-hand sides of the projections, Eqs. 20-21, before the solve with A: W zd' into v,
+// or W zdd' - dt^2/4 Phi_z^T alpha (Phi_z_dot zd) when bias != NULL.
+static HY_ALWAYS_INLINE void projection_rhs_n(int nz, int neq, const double* restrict W,
+                                              const double* restrict v_in, const double* P,
+                                              const double* bias, double c,
+                                              double* restrict v) {
+  mat_vec_n(nz, W, v_in, v);
+  if (!bias) return;
+  for (int e = 0; e < neq; e++) {
+    const double* row = P + (size_t)e * nz;
+    const double g = c * bias[e];
+    for (int i = 0; i < nz; i++) v[i] -= row[i] * g;
   }
 }
 
@@ -84,7 +126,7 @@ hy_status hy_penalty_residual(const hy_model* m, hy_data* d, hy_form_work* fw, h
   const int nz = m->sizes.nz, neq = m->sizes.neq;
   const double dt = fw->dt, alpha = m->opt.penalty;
   // Eq. 33: velocities, accelerations and pressure rates as functions of the unknowns
-  set_state(nz, dt, x, fw, d->z, d->zd, fw->zdd_trap);
+  HY_SIZED(nz, set_state_n, dt, x, fw, d->z, d->zd, fw->zdd_trap, NULL);
   hy_form_set_pressures(m, d, fw, x + nz);
   hy_mech_kinematics_pos(m, d, mw);
   if (neq > 0) hy_mech_constraints_pos(m, d, mw);
@@ -94,21 +136,7 @@ hy_status hy_penalty_residual(const hy_model* m, hy_data* d, hy_form_work* fw, h
     for (int e = 0; e < neq; e++) d->lam[e] += alpha * d->phi[e];
     fw->lam_pending = 0;
   }
-  // Eq. 39: dt^2/4 (M' zdd + Phi_z^T (alpha Phi + lambda) - Q')
-  const double s = 0.25 * dt * dt;
-  const double* restrict M = d->M;
-  const double* restrict Q = d->Q;
-  const double* restrict P = d->phi_z;
-  const double* restrict phi = d->phi;
-  const double* restrict lam = d->lam;
-  const double* restrict zdd = fw->zdd_trap;
-  double* restrict fz = f;
-  for (int i = 0; i < nz; i++) {
-    double r = -Q[i];
-    for (int k = 0; k < nz; k++) r += M[i * nz + k] * zdd[k];
-    for (int e = 0; e < neq; e++) r += P[e * nz + i] * (alpha * phi[e] + lam[e]);
-    fz[i] = s * r;
-  }
+  HY_SIZED(nz, residual_n, neq, 0.25 * dt * dt, alpha, d, fw->zdd_trap, f);
   hy_form_pressure_rows(m, d, fw, f + nz);
   return HY_OK;
 }
@@ -116,7 +144,7 @@ hy_status hy_penalty_residual(const hy_model* m, hy_data* d, hy_form_work* fw, h
 void hy_penalty_tangent_mech(const hy_model* m, hy_data* d, hy_form_work* fw, double* Am) {
   hy_form_cylinder_jacobians(m, d, fw);
   leading_matrix(m, d, fw, fw->dt, Am);
-  memcpy(fw->tg_Js, fw->jac_s, sizeof(double) * (size_t)m->sizes.ncyl * (size_t)m->sizes.nz);
+  HY_COPY(m->sizes.ncyl * m->sizes.nz, fw->tg_Js, fw->jac_s);
 }
 
 hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
@@ -127,15 +155,14 @@ hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mec
   // one correction below the tolerance earlier, and the cylinder derivatives those of the
   // evaluation the tangent was formed at (docs/formulations.md, "End of a step")
   double* dz = fw->vec;
-  for (int i = 0; i < nz; i++) dz[i] = x[i] - d->z[i];
+  HY_SIZED(nz, set_state_n, dt, x, fw, d->z, d->zd, fw->zdd_trap, dz);
   const int keep = hy_form_keep_positions(m, d, dz);
-  set_state(nz, dt, x, fw, d->z, d->zd, fw->zdd_trap);
   hy_form_set_pressures(m, d, fw, x + nz);
   // positions now (unless the evaluation's are kept); velocities once they are projected
   if (!keep) hy_mech_kinematics_pos(m, d, mw);
   if (neq == 0) {
     hy_mech_kinematics_vel(m, d, mw);
-    memcpy(d->zdd, fw->zdd_trap, sizeof(double) * (size_t)nz);
+    HY_COPY(nz, d->zdd, fw->zdd_trap);
     hy_form_outputs(m, d);
     return HY_OK;
   }
@@ -162,22 +189,14 @@ hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mec
   }
   // the velocities are projected in place (W zd' is formed before zd is overwritten)
   double* v = fw->vec;
-  mat_vec(nz, fw->W, d->zd, v);
+  HY_SIZED(nz, projection_rhs_n, neq, fw->W, d->zd, d->phi_z, NULL, 0.0, v);
   hy_chol_solve(nz, fw->A, v);
-  memcpy(d->zd, v, sizeof(double) * (size_t)nz);
+  HY_COPY(nz, d->zd, v);
   // the bias Phi_z_dot zd with the projected velocities (positions unchanged)
   hy_mech_kinematics_vel(m, d, mw);
   hy_mech_constraints_bias(m, d, mw);
   const double c = 0.25 * dt * dt * alpha;
-  mat_vec(nz, fw->W, fw->zdd_trap, d->zdd);
-  const double* restrict P = d->phi_z;
-  const double* restrict bias = d->phi_bias;
-  double* restrict a = d->zdd;
-  for (int i = 0; i < nz; i++) {
-    double s = 0;
-    for (int e = 0; e < neq; e++) s += P[e * nz + i] * bias[e];
-    a[i] -= c * s;
-  }
+  HY_SIZED(nz, projection_rhs_n, neq, fw->W, fw->zdd_trap, d->phi_z, d->phi_bias, c, d->zdd);
   hy_chol_solve(nz, fw->A, d->zdd);
   // outputs (forces, flows, energies) at the projected velocities
   hy_form_outputs(m, d);
