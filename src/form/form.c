@@ -20,7 +20,8 @@ size_t hy_form_work_doubles(const hy_model* m) {
          + 5 * nv + (size_t)m->sizes.nvlv      // p_k, pd_k, hat_pd, pd_trap, pd_km1, U_k
          + (size_t)m->sizes.ncyl * nz         // jac_s
          + nz * nz + nv * nv + nv * (size_t)m->sizes.ncyl  // tg_S, tg_D, tg_G
-         + (size_t)m->sizes.ncyl * (nz + nv);   // tg_Js, tg_Fp
+         + (size_t)m->sizes.ncyl * (nz + nv)    // tg_Js, tg_Fp
+         + (size_t)m->sizes.ncyl * (size_t)m->sizes.ncyl + nv;  // tg_k, tg_y
 }
 
 size_t hy_form_work_ints(const hy_model* m) {
@@ -74,6 +75,10 @@ void hy_form_work_bind(const hy_model* m, hy_form_work* fw, double* p, int* q) {
   p += (size_t)m->sizes.ncyl * nz;
   fw->tg_Fp = p;
   p += (size_t)m->sizes.ncyl * nv;
+  fw->tg_k = p;
+  p += (size_t)m->sizes.ncyl * (size_t)m->sizes.ncyl;
+  fw->tg_y = p;
+  p += nv;
   hy_hyd_work_bind(m, &fw->hyd, p);
   fw->piv = q;
   q += nz;
@@ -126,8 +131,12 @@ void hy_form_outputs(const hy_model* m, hy_data* d) {
 
 // d|s|/dz of force element k into row (nz): the rates of its markers along its direction
 // (needs the force geometry).
+static HY_ALWAYS_INLINE void zero_n(int n, double* restrict r) {
+  for (int i = 0; i < n; i++) r[i] = 0;
+}
+
 static void length_jacobian(const hy_model* m, const hy_data* d, int k, double* row) {
-  memset(row, 0, sizeof(double) * (size_t)m->sizes.nz);
+  HY_SIZED(m->sizes.nz, zero_n, row);
   const double* dir = d->frc_dir + 3 * k;
   const int mb = m->frc_mrk_b[k], ma = m->frc_mrk_a[k];
   hy_mech_add_point_along(m, d, m->mrk_body[mb], d->mrk_pos + 3 * mb, dir, 1.0, row);
@@ -140,21 +149,32 @@ void hy_form_cylinder_jacobians(const hy_model* m, hy_data* d, hy_form_work* fw)
   }
 }
 
+// W = M' + sum over cylinders of k js js^T (k from the damping and stiffness along |s|).
+static HY_ALWAYS_INLINE void cylinder_matrix_n(int nz, int nc, const double* restrict M,
+                                               const double* restrict k,
+                                               const double* restrict jac_s,
+                                               double* restrict W) {
+  for (int i = 0; i < nz * nz; i++) W[i] = M[i];
+  for (int c = 0; c < nc; c++) {
+    if (k[c] == 0) continue;
+    const double* js = jac_s + (size_t)c * nz;
+    for (int i = 0; i < nz; i++) {
+      const double ki = k[c] * js[i];
+      for (int j = 0; j < nz; j++) W[i * nz + j] += ki * js[j];
+    }
+  }
+}
+
 void hy_form_cylinder_matrix(const hy_model* m, const hy_data* d, hy_form_work* fw, double dt,
                              double* W) {
   // W = M' + dt/2 C + dt^2/4 K with C, K of the cylinders: their force depends on s_dot
   // (viscosity, damper damping) and at fixed pressures on s (damper stiffness), along d|s|/dz
-  const int nz = m->sizes.nz;
-  memcpy(W, d->M, sizeof(double) * (size_t)nz * (size_t)nz);
-  for (int c = 0; c < m->sizes.ncyl; c++) {
-    const double k = -0.5 * dt * fw->hyd.dF_dsd[c] - 0.25 * dt * dt * fw->hyd.dF_ds[c];
-    if (k == 0) continue;
-    const double* js = fw->jac_s + (size_t)c * nz;
-    for (int i = 0; i < nz; i++) {
-      if (js[i] == 0) continue;
-      for (int j = 0; j < nz; j++) W[i * nz + j] += k * js[i] * js[j];
-    }
+  const int nc = m->sizes.ncyl;
+  double* k = fw->tg_k;
+  for (int c = 0; c < nc; c++) {
+    k[c] = -0.5 * dt * fw->hyd.dF_dsd[c] - 0.25 * dt * dt * fw->hyd.dF_ds[c];
   }
+  HY_SIZED(m->sizes.nz, cylinder_matrix_n, nc, d->M, k, fw->jac_s, W);
 }
 
 //----- initial state -------------------------------------------------------------------------
@@ -463,72 +483,97 @@ static void predict_multipliers(const hy_model* m, hy_data* d, const hy_form_wor
   }
 }
 
+// The predictors of Sect. 4 for the coordinates (z + dt zd + dt^2/2 zdd) and the terms of Eq. 34
+static HY_ALWAYS_INLINE void predict_coordinates_n(int nz, double dt, hy_data* d,
+                                                   hy_form_work* fw) {
+  double* restrict z = d->z;
+  const double* restrict zd = d->zd;
+  const double* restrict zdd = d->zdd;
+  for (int i = 0; i < nz; i++) {
+    fw->z_k[i] = z[i];
+    fw->zd_k[i] = zd[i];
+    fw->zdd_k[i] = zdd[i];
+    fw->hat_zd[i] = -(2 / dt * z[i] + zd[i]);
+    fw->hat_zdd[i] = -(4 / (dt * dt) * z[i] + 4 / dt * zd[i] + zdd[i]);
+    z[i] = z[i] + dt * zd[i] + 0.5 * dt * dt * zdd[i];
+  }
+}
+
+// The pressure predictor (p_dot at t + dt/2 extrapolated from the last two rates) into xp, and
+// the term of Eq. 34.
+static HY_ALWAYS_INLINE void predict_pressures_n(int nv, double dt, const hy_data* d,
+                                                 hy_form_work* fw, double* restrict xp) {
+  const double* restrict p = d->p;
+  const double* restrict pd = d->pd;
+  for (int v = 0; v < nv; v++) {
+    fw->p_k[v] = p[v];
+    fw->pd_k[v] = pd[v];
+    fw->hat_pd[v] = -(2 / dt * p[v] + pd[v]);
+    xp[v] = p[v] + dt * (1.5 * pd[v] - 0.5 * fw->pd_km1[v]);
+    fw->pd_km1[v] = pd[v];
+  }
+}
+
 void hy_form_step_begin(const hy_model* m, hy_data* d, hy_form_work* fw, double dt, double* x) {
   const int nz = m->sizes.nz, nv = m->sizes.nvol;
   fw->dt = dt;
   fw->lam_pending = 0;
-  memcpy(fw->z_k, d->z, sizeof(double) * (size_t)nz);
-  memcpy(fw->zd_k, d->zd, sizeof(double) * (size_t)nz);
-  memcpy(fw->zdd_k, d->zdd, sizeof(double) * (size_t)nz);
-  memcpy(fw->lam_k, d->lam, sizeof(double) * (size_t)m->sizes.neq);
-  memcpy(fw->p_k, d->p, sizeof(double) * (size_t)nv);
-  memcpy(fw->pd_k, d->pd, sizeof(double) * (size_t)nv);
-  memcpy(fw->U_k, d->U, sizeof(double) * (size_t)m->sizes.nvlv);
+  HY_COPY(m->sizes.neq, fw->lam_k, d->lam);
+  HY_COPY(m->sizes.nvlv, fw->U_k, d->U);
   if (m->opt.formulation == HY_FORM_PENALTY) predict_multipliers(m, d, fw);
   // Eq. 34, and the predictors z + dt zd + dt^2/2 zdd and p + dt p_dot of Sect. 4
-  for (int i = 0; i < nz; i++) {
-    const double z = d->z[i], zd = d->zd[i], zdd = d->zdd[i];
-    fw->hat_zd[i] = -(2 / dt * z + zd);
-    fw->hat_zdd[i] = -(4 / (dt * dt) * z + 4 / dt * zd + zdd);
-    d->z[i] = z + dt * zd + 0.5 * dt * dt * zdd;
-  }
+  HY_SIZED(nz, predict_coordinates_n, dt, d, fw);
   const int nm = nmech(m, d);
   if (m->opt.formulation == HY_FORM_DOUBLE_STEP) {
     for (int c = 0; c < nm; c++) x[c] = d->z[d->part[c]];
   } else {
-    memcpy(x, d->z, sizeof(double) * (size_t)nz);
+    HY_COPY(nz, x, d->z);
   }
-  for (int v = 0; v < nv; v++) {
-    fw->hat_pd[v] = -(2 / dt * d->p[v] + d->pd[v]);
-    // extrapolated rate: p_dot at t + dt/2 from the last two rates
-    x[nm + v] = d->p[v] + dt * (1.5 * d->pd[v] - 0.5 * fw->pd_km1[v]);
-    fw->pd_km1[v] = d->pd[v];
-  }
+  HY_SIZED(nv, predict_pressures_n, dt, d, fw, x + nm);
   // the spools obey a linear equation of their own: the trapezoidal rule solves it directly
   if (m->sizes.nvlv > 0) hy_hyd_spool_step(m, fw->U_k, d->time, dt, d->U);
 }
 
-void hy_form_set_pressures(const hy_model* m, hy_data* d, hy_form_work* fw, const double* xp) {
-  const double dt = fw->dt;
-  for (int v = 0; v < m->sizes.nvol; v++) {
-    d->p[v] = xp[v];
-    fw->pd_trap[v] = 2 / dt * xp[v] + fw->hat_pd[v];  // Eq. 33
+static HY_ALWAYS_INLINE void set_pressures_n(int nv, double dt, const double* restrict xp,
+                                             const double* restrict hat_pd, double* restrict p,
+                                             double* restrict pd_trap) {
+  for (int v = 0; v < nv; v++) {
+    p[v] = xp[v];
+    pd_trap[v] = 2 / dt * xp[v] + hat_pd[v];  // Eq. 33
   }
+}
+
+void hy_form_set_pressures(const hy_model* m, hy_data* d, hy_form_work* fw, const double* xp) {
+  HY_SIZED(m->sizes.nvol, set_pressures_n, fw->dt, xp, fw->hat_pd, d->p, fw->pd_trap);
+}
+
+static HY_ALWAYS_INLINE void pressure_rows_n(int nv, double s, const double* restrict pd_trap,
+                                             const double* restrict pd, double* restrict fp) {
+  for (int v = 0; v < nv; v++) fp[v] = s * (pd_trap[v] - pd[v]);
 }
 
 void hy_form_pressure_rows(const hy_model* m, hy_data* d, hy_form_work* fw, double* fp) {
   // Eqs. 38-39, pressure block, scaled by 2/dt so that its diagonal is about one:
   // dt/2 (p_dot_trap - h)
-  const double s = 0.5 * fw->dt;
-  for (int v = 0; v < m->sizes.nvol; v++) fp[v] = s * (fw->pd_trap[v] - d->pd[v]);
+  HY_SIZED(m->sizes.nvol, pressure_rows_n, 0.5 * fw->dt, fw->pd_trap, d->pd, fp);
 }
 
 // The tangent's pressure blocks from the hydraulic derivatives of the evaluation the tangent is
 // formed at. Pressure rows: f_p = dt/2 (2/dt p + hat - h(p, s, s_dot)), so D = df_p/dp = I - dt/2
 // dh/dp and df_p/dz = G Js with G = -dt/2 (dh/ds + 2/dt dh/ds_dot) (the change of Js with z is
 // left out). Mechanical rows: f_z = dt^2/4 (... - Js^T F), so df_z/dp = -dt^2/4 Js^T dF/dp.
-static void pressure_blocks(const hy_model* m, hy_form_work* fw) {
-  const int nv = m->sizes.nvol, nc = m->sizes.ncyl;
-  const double dt = fw->dt;
-  const hy_hyd_work* hw = &fw->hyd;
+static HY_ALWAYS_INLINE void pressure_blocks_n(int nv, int nc, double dt, const hy_hyd_work* hw,
+                                               double* restrict D, double* restrict G) {
   for (int v = 0; v < nv; v++) {
-    for (int w = 0; w < nv; w++) {
-      fw->tg_D[v * nv + w] = (v == w ? 1.0 : 0.0) - 0.5 * dt * hw->dpd_dp[v * nv + w];
-    }
+    for (int w = 0; w < nv; w++) D[v * nv + w] = (v == w ? 1.0 : 0.0) - 0.5 * dt * hw->dpd_dp[v * nv + w];
     for (int c = 0; c < nc; c++) {
-      fw->tg_G[v * nc + c] = -0.5 * dt * (hw->dpd_ds[v * nc + c] + 2 / dt * hw->dpd_dsd[v * nc + c]);
+      G[v * nc + c] = -0.5 * dt * (hw->dpd_ds[v * nc + c] + 2 / dt * hw->dpd_dsd[v * nc + c]);
     }
   }
+}
+
+static void pressure_blocks(const hy_model* m, hy_form_work* fw) {
+  HY_SIZED(m->sizes.nvol, pressure_blocks_n, m->sizes.ncyl, fw->dt, &fw->hyd, fw->tg_D, fw->tg_G);
 }
 
 // The mechanical block (nm x nm) into fw->tg_S, the cylinder Jacobians in the unknowns into
@@ -572,6 +617,44 @@ void hy_form_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, double* J)
 // rank-ncyl update of the mechanical block. Besides being cheaper, the mechanical and pressure
 // rows, whose scales differ by many orders of magnitude, are then never pivoted against each
 // other.
+// Y = D^-1 G column by column (G row-major, nv x nc, overwritten by Y) and K = dF/dp Y.
+static HY_ALWAYS_INLINE void eliminate_pressures_n(int nv, int nc, hy_form_work* fw,
+                                                   double* restrict K) {
+  double* restrict y = fw->tg_y;
+  double* restrict G = fw->tg_G;
+  const double* restrict Fp = fw->hyd.dF_dp;
+  for (int c = 0; c < nc; c++) {
+    for (int v = 0; v < nv; v++) y[v] = G[v * nc + c];
+    hy_lu_solve(nv, fw->tg_D, fw->tg_Dpiv, y);
+    for (int v = 0; v < nv; v++) G[v * nc + c] = y[v];
+  }
+  for (int a = 0; a < nc; a++) {
+    for (int b = 0; b < nc; b++) {
+      double k = 0;
+      for (int v = 0; v < nv; v++) k += Fp[a * nv + v] * G[v * nc + b];
+      K[a * nc + b] = k;
+    }
+  }
+  for (int i = 0; i < nc * nv; i++) fw->tg_Fp[i] = Fp[i];
+}
+
+// S += s Js^T K Js
+static HY_ALWAYS_INLINE void schur_update_n(int nm, int nc, double s, const double* restrict K,
+                                            const double* restrict Js, double* restrict S) {
+  for (int a = 0; a < nc; a++) {
+    for (int b = 0; b < nc; b++) {
+      const double k = s * K[a * nc + b];
+      if (k == 0) continue;
+      const double* ja = Js + (size_t)a * nm;
+      const double* jb = Js + (size_t)b * nm;
+      for (int i = 0; i < nm; i++) {
+        const double ki = k * ja[i];
+        for (int j = 0; j < nm; j++) S[i * nm + j] += ki * jb[j];
+      }
+    }
+  }
+}
+
 hy_status hy_form_factor_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, int* sing) {
   const int nm = nmech(m, d), nv = m->sizes.nvol, nc = m->sizes.ncyl;
   tangent_blocks(m, d, fw);
@@ -581,29 +664,8 @@ hy_status hy_form_factor_tangent(const hy_model* m, hy_data* d, hy_form_work* fw
       *sing = nm + (col < 0 ? 0 : col);
       return HY_WARN_SINGULAR;
     }
-    // Y = D^-1 G column by column (G is stored row-major, nv x nc)
-    double* y = fw->vec2;
-    for (int c = 0; c < nc; c++) {
-      for (int v = 0; v < nv; v++) y[v] = fw->tg_G[v * nc + c];
-      hy_lu_solve(nv, fw->tg_D, fw->tg_Dpiv, y);
-      for (int v = 0; v < nv; v++) fw->tg_G[v * nc + c] = y[v];
-    }
-    const double s = 0.25 * fw->dt * fw->dt;
-    for (int a = 0; a < nc; a++) {
-      for (int b = 0; b < nc; b++) {
-        double k = 0;
-        for (int v = 0; v < nv; v++) k += fw->hyd.dF_dp[a * nv + v] * fw->tg_G[v * nc + b];
-        k *= s;
-        if (k == 0) continue;
-        const double* ja = fw->tg_Js + (size_t)a * nm;
-        const double* jb = fw->tg_Js + (size_t)b * nm;
-        for (int i = 0; i < nm; i++) {
-          const double ki = k * ja[i];
-          for (int j = 0; j < nm; j++) fw->tg_S[i * nm + j] += ki * jb[j];
-        }
-      }
-    }
-    memcpy(fw->tg_Fp, fw->hyd.dF_dp, sizeof(double) * (size_t)nc * (size_t)nv);
+    HY_SIZED(nv, eliminate_pressures_n, nc, fw, fw->tg_k);
+    HY_SIZED(nm, schur_update_n, nc, 0.25 * fw->dt * fw->dt, fw->tg_k, fw->tg_Js, fw->tg_S);
   }
   if (hy_lu_factor(nm, fw->tg_S, fw->tg_Spiv, &col) != HY_OK) {
     *sing = col < 0 ? 0 : col;
@@ -612,30 +674,40 @@ hy_status hy_form_factor_tangent(const hy_model* m, hy_data* d, hy_form_work* fw
   return HY_OK;
 }
 
-void hy_form_solve_tangent(const hy_model* m, const hy_data* d, const hy_form_work* fw,
-                           double* b) {
-  const int nm = nmech(m, d), nv = m->sizes.nvol, nc = m->sizes.ncyl;
-  double* bp = b + nm;
-  if (nv > 0) {
-    // t = D^-1 b_p, then b_m - (df_z/dp) t = b_m + dt^2/4 Js^T dF/dp t
-    hy_lu_solve(nv, fw->tg_D, fw->tg_Dpiv, bp);
-    const double s = 0.25 * fw->dt * fw->dt;
-    for (int c = 0; c < nc; c++) {
-      double u = 0;
-      for (int v = 0; v < nv; v++) u += fw->tg_Fp[c * nv + v] * bp[v];
-      u *= s;
-      const double* jc = fw->tg_Js + (size_t)c * nm;
-      for (int i = 0; i < nm; i++) b[i] += u * jc[i];
-    }
+// The block solve in two sized halves: first the pressures' part of the right-hand side of the
+// mechanical rows, then the back-substitution of the pressures.
+static HY_ALWAYS_INLINE void solve_pressures_first_n(int nv, int nm, int nc, double s,
+                                                     const hy_form_work* fw, double* restrict b) {
+  // t = D^-1 b_p, then b_m - (df_z/dp) t = b_m + dt^2/4 Js^T dF/dp t
+  double* restrict bp = b + nm;
+  hy_lu_solve(nv, fw->tg_D, fw->tg_Dpiv, bp);
+  for (int c = 0; c < nc; c++) {
+    double u = 0;
+    for (int v = 0; v < nv; v++) u += fw->tg_Fp[c * nv + v] * bp[v];
+    u *= s;
+    const double* jc = fw->tg_Js + (size_t)c * nm;
+    for (int i = 0; i < nm; i++) b[i] += u * jc[i];
   }
-  hy_lu_solve(nm, fw->tg_S, fw->tg_Spiv, b);
+}
+
+static HY_ALWAYS_INLINE void solve_pressures_last_n(int nv, int nm, int nc,
+                                                    const hy_form_work* fw, double* restrict b) {
   // x_p = t - Y Js x_m
+  double* restrict bp = b + nm;
   for (int c = 0; c < nc; c++) {
     const double* jc = fw->tg_Js + (size_t)c * nm;
     double w = 0;
     for (int i = 0; i < nm; i++) w += jc[i] * b[i];
     for (int v = 0; v < nv; v++) bp[v] -= fw->tg_G[v * nc + c] * w;
   }
+}
+
+void hy_form_solve_tangent(const hy_model* m, const hy_data* d, const hy_form_work* fw,
+                           double* b) {
+  const int nm = nmech(m, d), nv = m->sizes.nvol, nc = m->sizes.ncyl;
+  if (nv > 0) HY_SIZED(nv, solve_pressures_first_n, nm, nc, 0.25 * fw->dt * fw->dt, fw, b);
+  hy_lu_solve(nm, fw->tg_S, fw->tg_Spiv, b);
+  if (nv > 0) HY_SIZED(nv, solve_pressures_last_n, nm, nc, fw, b);
 }
 
 // At the end of a step the coordinates have moved by the last Newton correction since the last
@@ -647,21 +719,27 @@ void hy_form_solve_tangent(const hy_model* m, const hy_data* d, const hy_form_wo
 // accelerations of the trapezoidal rule (as 2/dt and 4/dt^2 times it), which nothing damps.
 #define KEEP_POSITIONS 1e-3
 
+// Phi += Phi_z dz, and the largest |Phi|
+static HY_ALWAYS_INLINE void move_phi_n(int nz, int neq, const double* restrict dz, hy_data* d) {
+  double viol = 0;
+  for (int e = 0; e < neq; e++) {
+    const double* restrict row = d->phi_z + (size_t)e * nz;
+    double s = d->phi[e];
+    for (int i = 0; i < nz; i++) s += row[i] * dz[i];
+    d->phi[e] = s;
+    const double a = fabs(s);
+    if (a > viol) viol = a;
+  }
+  d->violation = viol;
+}
+
 int hy_form_keep_positions(const hy_model* m, hy_data* d, const double* dz) {
-  const int nz = m->sizes.nz, neq = m->sizes.neq;
+  const int nz = m->sizes.nz;
   const double lim = KEEP_POSITIONS * m->opt.tol_pos;
   for (int i = 0; i < nz; i++) {
     if (!(fabs(dz[i]) <= lim)) return 0;
   }
-  double viol = 0;
-  for (int e = 0; e < neq; e++) {
-    const double* row = d->phi_z + (size_t)e * nz;
-    double s = d->phi[e];
-    for (int i = 0; i < nz; i++) s += row[i] * dz[i];
-    d->phi[e] = s;
-    viol = fmax(viol, fabs(s));
-  }
-  d->violation = viol;
+  HY_SIZED(nz, move_phi_n, m->sizes.neq, dz, d);
   return 1;
 }
 

@@ -68,6 +68,8 @@ typedef struct hy_form_work {
   double* tg_G;     // d f_p / d s, then D^-1 of it                                (nvol x ncyl)
   double* tg_Js;    // d|s| / d(mechanical unknowns)                               (ncyl x nz)
   double* tg_Fp;    // d F_cyl / d p at the tangent's evaluation                  (ncyl x nvol)
+  double* tg_k;     // scratch: dF/dp D^-1 G, or the cylinders' damping terms     (ncyl x ncyl)
+  double* tg_y;     // scratch                                                    (nvol)
 } hy_form_work;
 
 // Doubles and ints the work arrays need.
