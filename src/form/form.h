@@ -25,6 +25,8 @@ typedef struct hy_form_work {
   double* hat_zdd;  //                                                            (nz)
   double* zdd_trap; // accelerations from the trapezoidal relations (Eq. 33)      (nz)
   double* A;        // M' + dt^2/4 Phi_z^T alpha Phi_z and its factors            (nz x nz)
+  int A_at_evaluation;  // penalty: A (unfactored), W and jac_s are those of the last
+                        // residual evaluation (the tangent was formed there)
   double* vec;      // scratch                                                    (nz)
   double* vec2;     // scratch                                                    (nz)
   int* piv;         // pivots of A                                                (nz)

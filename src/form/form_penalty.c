@@ -125,6 +125,7 @@ hy_status hy_penalty_residual(const hy_model* m, hy_data* d, hy_form_work* fw, h
                               const double* x, double* f) {
   const int nz = m->sizes.nz, neq = m->sizes.neq;
   const double dt = fw->dt, alpha = m->opt.penalty;
+  fw->A_at_evaluation = 0;
   // Eq. 33: velocities, accelerations and pressure rates as functions of the unknowns
   HY_SIZED(nz, set_state_n, dt, x, fw, d->z, d->zd, fw->zdd_trap, NULL);
   hy_form_set_pressures(m, d, fw, x + nz);
@@ -143,7 +144,9 @@ hy_status hy_penalty_residual(const hy_model* m, hy_data* d, hy_form_work* fw, h
 
 void hy_penalty_tangent_mech(const hy_model* m, hy_data* d, hy_form_work* fw, double* Am) {
   hy_form_cylinder_jacobians(m, d, fw);
-  leading_matrix(m, d, fw, fw->dt, Am);
+  leading_matrix(m, d, fw, fw->dt, fw->A);
+  fw->A_at_evaluation = 1;
+  HY_COPY(m->sizes.nz * m->sizes.nz, Am, fw->A);
   HY_COPY(m->sizes.ncyl * m->sizes.nz, fw->tg_Js, fw->jac_s);
 }
 
@@ -174,8 +177,12 @@ hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mec
   }
   // projections, Eqs. 20-21: A zd = W zd', A zdd = W zdd' - dt^2/4 Phi_z^T alpha (Phi_z_dot zd)
   if (!keep) hy_mech_force_geometry(m, d);
-  hy_form_cylinder_jacobians(m, d, fw);
-  leading_matrix(m, d, fw, dt, fw->A);
+  // a step that converged at its first evaluation, and kept its positions, has the matrix
+  // already: the tangent was formed from the same evaluation
+  if (!(keep && fw->A_at_evaluation)) {
+    hy_form_cylinder_jacobians(m, d, fw);
+    leading_matrix(m, d, fw, dt, fw->A);
+  }
   int col = -1;
   if (hy_chol_factor(nz, fw->A, &col) != HY_OK) {
     return HY_FAIL(&d->err, HY_ERR_SINGULAR,
