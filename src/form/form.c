@@ -106,6 +106,7 @@ void hy_form_forces(const hy_model* m, hy_data* d) {
 
 void hy_form_evaluate(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_work* hw) {
   hy_mech_kinematics_pos(m, d, mw);
+  hy_mech_outputs(m, d, mw);
   if (m->sizes.neq > 0) hy_mech_constraints_pos(m, d, mw);
   hy_form_evaluate_vel(m, d, mw, hw, 1);
 }
@@ -120,7 +121,8 @@ void hy_form_evaluate_vel(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hy
   hy_mech_dynamics(m, d, mw);
 }
 
-void hy_form_outputs(const hy_model* m, hy_data* d) {
+void hy_form_outputs(const hy_model* m, hy_data* d, hy_mech_work* mw) {
+  hy_mech_outputs(m, d, mw);
   hy_mech_force_geometry(m, d);
   // the flows do not depend on the velocities and the step's pressure rates come from the
   // trapezoidal relation: only the cylinder forces change with the projected velocities

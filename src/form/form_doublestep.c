@@ -130,7 +130,7 @@ hy_status hy_doublestep_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_
     for (int c = 0; c < nf; c++) s += fw->Rz[i * nf + c] * (4 / (dt * dt) * x[c] + fw->hat_zdd[ind[c]]);
     d->zdd[i] = s;
   }
-  hy_form_outputs(m, d);
+  hy_form_outputs(m, d, mw);
   // a new partition when the dependent block approaches a singularity: the state is kept in
   // all coordinates, so only the choice of unknowns changes for the next step
   if (m->sizes.neq > 0 && fw->pivot_ratio < m->opt.partition_rcond * fw->pivot_ratio_sel) {

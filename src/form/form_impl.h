@@ -12,9 +12,10 @@ void hy_form_evaluate(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_wo
 void hy_form_evaluate_vel(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_work* hw,
                           int with_bias);
 
-// After the kinematics of an accepted state: force geometry, hydraulics and force magnitudes
-// (for powers and records) and energies, without the dynamics.
-void hy_form_outputs(const hy_model* m, hy_data* d);
+// After the kinematics of an accepted state: the mechanics' output-only arrays, force geometry,
+// cylinder forces and force magnitudes (for powers and records) and energies, without the
+// dynamics.
+void hy_form_outputs(const hy_model* m, hy_data* d, hy_mech_work* mw);
 // d|s|/dz of every cylinder into fw->jac_s (needs the kinematics and force geometry).
 void hy_form_cylinder_jacobians(const hy_model* m, hy_data* d, hy_form_work* fw);
 // W = M' + dt/2 C + dt^2/4 K with the cylinders' damping and stiffness (needs fw->jac_s and the

@@ -166,7 +166,7 @@ hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mec
   if (neq == 0) {
     hy_mech_kinematics_vel(m, d, mw);
     HY_COPY(nz, d->zdd, fw->zdd_trap);
-    hy_form_outputs(m, d);
+    hy_form_outputs(m, d, mw);
     return HY_OK;
   }
   if (!keep) hy_mech_constraints_pos(m, d, mw);
@@ -206,6 +206,6 @@ hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mec
   HY_SIZED(nz, projection_rhs_n, neq, fw->W, fw->zdd_trap, d->phi_z, d->phi_bias, c, d->zdd);
   hy_chol_solve(nz, fw->A, d->zdd);
   // outputs (forces, flows, energies) at the projected velocities
-  hy_form_outputs(m, d);
+  hy_form_outputs(m, d, mw);
   return HY_OK;
 }

@@ -30,6 +30,10 @@ typedef struct hy_mech_work {
   int chain;         // body j hangs from body j - 1 and owns coordinate j, for every j: every
                      // pair of joints is related, and M' has no entry that is zero by
                      // topology (set by hy_mech_work_bind)
+  int xy_fast;       // planar on the x-y plane with no slide along z: the positions' z
+                     // components are constants (set by hy_mech_work_bind)
+  const hy_data* xy_pos_for;  // the data whose constant entries the x-y position and velocity
+  const hy_data* xy_vel_for;  // stages have written, or NULL (see mech_kinematics.c)
 } hy_mech_work;
 
 // body_kind bits. The joint point on the body lies on the plane normal through the body's
@@ -44,7 +48,8 @@ void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf);
 // along the plane normal, which turns about that normal do not change.
 double hy_mech_inertia_about_normal(const hy_model* m, int j);
 // Drops the bases of the planar kinematics' cos and sin (w->turn_ref), so that the next
-// evaluation calls libm: a restarted run then repeats its results bit for bit.
+// evaluation calls libm: a restarted run then repeats its results bit for bit. Also has the next
+// evaluation on the x-y plane write its constant entries again (after the arrays were spoilt).
 void hy_mech_forget_turns(const hy_model* m, hy_mech_work* w);
 
 // Positions and velocities of every body and marker, b_j and d_j, from (z, zd): Eqs. 2, 4, 6.
@@ -53,8 +58,16 @@ void hy_mech_kinematics(const hy_model* m, hy_data* d, hy_mech_work* w);
 // velocities (Z, d_j, the zdd = 0 accelerations, marker velocities) from zd, so that a change
 // of velocities alone does not recompute positions.
 // Planar models take paths that turn precomputed body-fixed quantities about the plane normal.
+// On planar models hy_mech_kinematics_pos leaves d->body_rot, which nothing in a Newton iteration
+// reads, to hy_mech_outputs; hy_mech_kinematics calls it.
 void hy_mech_kinematics_pos(const hy_model* m, hy_data* d, hy_mech_work* w);
 void hy_mech_kinematics_vel(const hy_model* m, hy_data* d, hy_mech_work* w);
+// The outputs the planar position stage leaves out (d->body_rot), from its last evaluation: call
+// it after hy_mech_kinematics_pos wherever those are read (the end of a step, hy_forward).
+void hy_mech_outputs(const hy_model* m, hy_data* d, hy_mech_work* w);
+// r = A v of planar body `body` (A its rotation) at the last hy_mech_kinematics_pos.
+void hy_mech_planar_rotate(const hy_model* m, const hy_mech_work* w, int body, const double v[3],
+                           double r[3]);
 // The same with 3-D rotations, for any model: the reference the planar paths are tested against.
 void hy_mech_kinematics_pos_general(const hy_model* m, hy_data* d, hy_mech_work* w);
 void hy_mech_kinematics_vel_general(const hy_model* m, hy_data* d, hy_mech_work* w);

@@ -70,8 +70,8 @@ static void marker_point(const hy_model* m, const hy_data* d, const hy_mech_work
 
 // A unit vector fixed on `body`, given in the body frame: v = A vb, v_dot = w x v,
 // v_ddot0 = w_dot0 x v + w x v_dot.
-static void body_vector(const hy_data* d, const hy_mech_work* w, int body, const double vb[3],
-                        int want, kin3* out) {
+static void body_vector(const hy_model* m, const hy_data* d, const hy_mech_work* w, int body,
+                        const double vb[3], int want, kin3* out) {
   out->body = body;
   if (body < 0) {
     hy_v3_copy(out->p, vb);
@@ -79,7 +79,11 @@ static void body_vector(const hy_data* d, const hy_mech_work* w, int body, const
     hy_v3_set(out->dd, 0, 0, 0);
     return;
   }
-  hy_m3_mulv(out->p, d->body_rot + 9 * body, vb);
+  if (m->planar) {
+    hy_mech_planar_rotate(m, w, body, vb, out->p);  // body_rot is an output there
+  } else {
+    hy_m3_mulv(out->p, d->body_rot + 9 * body, vb);
+  }
   if (!(want & WANT_BIAS)) return;
   const double *om, *al;
   body_omega(d, w, body, &om, &al);
@@ -306,8 +310,8 @@ static HY_ALWAYS_INLINE void constraints(const hy_model* m, hy_data* d, hy_mech_
     kin3 xa, xb, aa, ab, c;
     marker_point(m, d, w, ma, want, &xa);
     marker_point(m, d, w, mb, want, &xb);
-    body_vector(d, w, ba, m->cut_axis_a + 3 * k, want, &aa);
-    body_vector(d, w, bb, m->cut_axis_b + 3 * k, want, &ab);
+    body_vector(m, d, w, ba, m->cut_axis_a + 3 * k, want, &aa);
+    body_vector(m, d, w, bb, m->cut_axis_b + 3 * k, want, &ab);
 
     if (m->planar) {
       // translational (the others took planar_coincidence): p_A = n x a_A lies in the plane
@@ -332,7 +336,7 @@ static HY_ALWAYS_INLINE void constraints(const hy_model* m, hy_data* d, hy_mech_
       if (type == HY_CUT_REVOLUTE) {
         // a_B parallel to a_A: a_A is perpendicular to u_B and to a_B x u_B, both fixed on B
         kin3 ub, vb;
-        body_vector(d, w, bb, m->cut_up_b + 3 * k, want, &ub);
+        body_vector(m, d, w, bb, m->cut_up_b + 3 * k, want, &ub);
         cross_on_body(&ab, &ub, want, &vb);
         vector_row(m, d, r0 + 3, want, &aa, &ub);
         vector_row(m, d, r0 + 4, want, &aa, &vb);
@@ -341,8 +345,8 @@ static HY_ALWAYS_INLINE void constraints(const hy_model* m, hy_data* d, hy_mech_
       // translational: B's point on A's line (u_A . d = 0, (a_A x u_A) . d = 0), a_B parallel
       // to a_A (a_A . u_B = 0, a_A . (a_B x u_B) = 0) and no turn about it ((a_A x u_A) . u_B)
       kin3 ua, ub, va, vb;
-      body_vector(d, w, ba, m->cut_up_a + 3 * k, want, &ua);
-      body_vector(d, w, bb, m->cut_up_b + 3 * k, want, &ub);
+      body_vector(m, d, w, ba, m->cut_up_a + 3 * k, want, &ua);
+      body_vector(m, d, w, bb, m->cut_up_b + 3 * k, want, &ub);
       cross_on_body(&aa, &ua, want, &va);
       cross_on_body(&ab, &ub, want, &vb);
       point_row(m, d, r0, want, &ua, &xa, &xb);

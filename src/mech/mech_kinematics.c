@@ -55,14 +55,26 @@ void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf) {
   for (int j = 0; j < m->sizes.nbody; j++) {
     if (m->body_parent[j] != j - 1 || m->jnt_zadr[j] != j) w->chain = 0;
   }
+  // the x-y paths take every z component of a position for a constant: no slide along z (a
+  // prismatic axis off the plane by round-off takes the other planar path)
+  w->xy_fast = m->planar && m->plane_xy[0];
+  for (int j = 0; j < m->sizes.nbody && w->xy_fast; j++) {
+    if (m->jnt_type[j] != HY_JOINT_REVOLUTE &&
+        m->body_plane[HY_PLANE_SIZE * j + HY_PLANE_AXIS + 2] != 0) {
+      w->xy_fast = 0;
+    }
+  }
 }
 
 void hy_mech_forget_turns(const hy_model* m, hy_mech_work* w) {
   for (int j = 0; j < m->sizes.nbody; j++) w->turn_ref[3 * j] = NAN;
+  w->xy_pos_for = NULL;
+  w->xy_vel_for = NULL;
 }
 
 void hy_mech_kinematics_pos_general(const hy_model* m, hy_data* d, hy_mech_work* w) {
   const int nb = m->sizes.nbody;
+  w->xy_pos_for = NULL;  // writes over the constants of the x-y path
   static const double zero3[3] = {0, 0, 0};
   static const double eye3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
 
@@ -145,6 +157,7 @@ void hy_mech_kinematics_pos_general(const hy_model* m, hy_data* d, hy_mech_work*
 
 void hy_mech_kinematics_vel_general(const hy_model* m, hy_data* d, hy_mech_work* w) {
   const int nb = m->sizes.nbody;
+  w->xy_vel_for = NULL;
   static const double zero6[6] = {0, 0, 0, 0, 0, 0};
 
   for (int j = 0; j < nb; j++) {
@@ -385,7 +398,6 @@ static HY_ALWAYS_INLINE void kinematics_pos_planar(const hy_model* m, hy_data* d
     g[0] = r0 + com[0];
     g[1] = r1 + com[1];
     g[2] = r2 + com[2];
-    turned_rotation(d->body_rot + 9 * j, rec + HY_PLANE_ROT, c, s, xy);
   }
 
   // markers: x = r + A point
@@ -510,9 +522,282 @@ static HY_ALWAYS_INLINE void kinematics_vel_planar(const hy_model* m, hy_data* d
   }
 }
 
+//----- the x-y plane ---------------------------------------------------------------------------
+
+// On the x-y plane (w->xy_fast) every z component of a position and of b_lin is a constant
+// (h_z of the records: no joint moves anything along z), and so are b_ang = u or 0, the zero
+// angular accelerations at zdd = 0, the zero z and in-plane angular parts of Z, d_j and the
+// marker velocities, and the ground markers. They are written once per data, by the stage that
+// owns them (xy_constants_pos, xy_constants_vel), and the loops below write the in-plane
+// components only. w->xy_pos_for and w->xy_vel_for name the data that holds them: the 3-D stages,
+// which write the same arrays, and hy_mech_forget_turns clear them, so that anything that may
+// have written over the constants has them rewritten.
+
+static void xy_constants_pos(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  const int nb = m->sizes.nbody;
+  for (int j = 0; j < nb; j++) {
+    const int p = m->body_parent[j];
+    const double* rec = m->body_plane + HY_PLANE_SIZE * j;
+    const double* u = rec + HY_PLANE_AXIS;
+    double* b = d->jnt_b + 6 * j;
+    // as in kinematics_pos_planar with xy = 1; the prismatic slide adds zj * u_z = 0 (xy_fast)
+    const double P2 = p >= 0 ? d->body_pos[3 * p + 2] + rec[HY_PLANE_PPOINT + 2]
+                             : rec[HY_PLANE_PPOINT + 2];
+    const double r2 = P2 - rec[HY_PLANE_CPOINT + 2];
+    d->body_pos[3 * j + 2] = r2;
+    d->body_com[3 * j + 2] = r2 + rec[HY_PLANE_COM + 2];
+    const int rev = m->jnt_type[j] == HY_JOINT_REVOLUTE;
+    b[2] = rev ? 0 : u[2];
+    b[3] = rev ? u[0] : 0;
+    b[4] = rev ? u[1] : 0;
+    b[5] = rev ? u[2] : 0;
+  }
+  for (int k = 0; k < m->sizes.nmrk; k++) {
+    const int bk = m->mrk_body[k];
+    double* x = d->mrk_pos + 3 * k;
+    if (bk < 0) {
+      hy_v3_copy(x, m->mrk_point + 3 * k);
+    } else {
+      x[2] = d->body_pos[3 * bk + 2] + m->mrk_plane[9 * k + 2];
+    }
+  }
+  w->xy_pos_for = d;
+}
+
+static void xy_constants_vel(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  for (int j = 0; j < m->sizes.nbody; j++) {
+    double* Z = d->body_Z + 6 * j;
+    double* dj = d->jnt_d + 6 * j;
+    double* Zd0 = w->body_Zd0 + 6 * j;
+    Z[2] = Z[3] = Z[4] = 0;
+    dj[2] = dj[3] = dj[4] = dj[5] = 0;
+    Zd0[2] = Zd0[3] = Zd0[4] = Zd0[5] = 0;
+  }
+  for (int k = 0; k < m->sizes.nmrk; k++) {
+    double* v = d->mrk_vel + 3 * k;
+    if (m->mrk_body[k] < 0) v[0] = v[1] = 0;
+    v[2] = 0;
+  }
+  w->xy_vel_for = d;
+}
+
+// kinematics_pos_planar on the x-y plane, in-plane components only. Always inlined with `chain`
+// a constant: on a chain (w->chain) the parent is the body before, whose turn and origin are
+// still in registers.
+static HY_ALWAYS_INLINE void kinematics_pos_xy(const hy_model* m, hy_data* d, hy_mech_work* w,
+                                               int chain) {
+  if (w->xy_pos_for != d) xy_constants_pos(m, d, w);
+  const int nb = m->sizes.nbody;
+  const int* parent = m->body_parent;
+  const int* type = m->jnt_type;
+  const int* zadr = m->jnt_zadr;
+  const int* kind = w->body_kind;
+  const double* z = d->z;
+  double* restrict pos = d->body_pos;
+  double* restrict com = d->body_com;
+  double* restrict turn = w->body_Q;
+  double* restrict jb = d->jnt_b;
+  // the parent's turn (theta, c, s) and origin; ground's for a root
+  double theta_p = 0, cp = 1, sp = 0, rp0 = 0, rp1 = 0;
+  for (int j = 0; j < nb; j++) {
+    const double* restrict rec = m->body_plane + HY_PLANE_SIZE * j;
+    const double* pp = rec + HY_PLANE_PPOINT;
+    const double* u = rec + HY_PLANE_AXIS;
+    const int p = chain ? j - 1 : parent[j];
+    if (!chain) {
+      if (p >= 0) {
+        const double* tp = turn + TURN_SIZE * p;
+        theta_p = tp[TURN_THETA];
+        cp = tp[TURN_COS];
+        sp = tp[TURN_SIN];
+        rp0 = pos[3 * p];
+        rp1 = pos[3 * p + 1];
+      } else {
+        theta_p = 0;
+        cp = 1;
+        sp = 0;
+      }
+    }
+    // joint point on the parent: r_p + A_p ppoint, or ppoint at z = 0 (q) on ground
+    double P0, P1;
+    if (p >= 0) {
+      P0 = (cp * pp[3] + sp * pp[6]) + rp0;
+      P1 = (cp * pp[4] + sp * pp[7]) + rp1;
+    } else {
+      P0 = pp[3];
+      P1 = pp[4];
+    }
+    double* restrict t = turn + TURN_SIZE * j;
+    double* restrict b = jb + 6 * j;
+    double theta, c, s;
+    if (type[j] == HY_JOINT_REVOLUTE) {
+      theta = theta_p + rec[HY_PLANE_TURN] * z[zadr[j]];
+      t[TURN_THETA] = theta;
+      turn_cos_sin(theta, w->turn_ref + 3 * j, t);
+      c = t[TURN_COS];
+      s = t[TURN_SIN];
+      // b_lin = P x u with u = (0, 0, u_z)
+      b[0] = P1 * u[2];
+      b[1] = -P0 * u[2];
+    } else {
+      theta = theta_p;
+      c = cp;
+      s = sp;
+      t[TURN_THETA] = theta;
+      t[TURN_COS] = c;
+      t[TURN_SIN] = s;
+      const double zj = z[zadr[j]];
+      const double b0 = cp * u[3] + sp * u[6], b1 = cp * u[4] + sp * u[7];
+      b[0] = b0;
+      b[1] = b1;
+      P0 += zj * b0;
+      P1 += zj * b1;
+    }
+    // origin from the child's joint point (on the normal: P itself), then the centre of mass
+    double r0 = P0, r1 = P1;
+    if (!(kind[j] & HY_MECH_KIND_CPOINT_ON_NORMAL)) {
+      const double* cpt = rec + HY_PLANE_CPOINT;
+      r0 = P0 - (c * cpt[3] + s * cpt[6]);
+      r1 = P1 - (c * cpt[4] + s * cpt[7]);
+    }
+    const double* g = rec + HY_PLANE_COM;
+    pos[3 * j] = r0;
+    pos[3 * j + 1] = r1;
+    com[3 * j] = r0 + (c * g[3] + s * g[6]);
+    com[3 * j + 1] = r1 + (c * g[4] + s * g[7]);
+    if (chain) {
+      theta_p = theta;
+      cp = c;
+      sp = s;
+      rp0 = r0;
+      rp1 = r1;
+    }
+  }
+
+  // markers on bodies: x = r + A point (the ground's are constants)
+  const int* mrk_body = m->mrk_body;
+  double* restrict mp = d->mrk_pos;
+  for (int k = 0; k < m->sizes.nmrk; k++) {
+    const int bk = mrk_body[k];
+    if (bk < 0) continue;
+    const double* t = turn + TURN_SIZE * bk;
+    const double* a = m->mrk_plane + 9 * k;
+    const double c = t[TURN_COS], s = t[TURN_SIN];
+    mp[3 * k] = pos[3 * bk] + (c * a[3] + s * a[6]);
+    mp[3 * k + 1] = pos[3 * bk + 1] + (c * a[4] + s * a[7]);
+  }
+}
+
+// kinematics_vel_planar on the x-y plane, in-plane components only (see kinematics_pos_xy).
+static HY_ALWAYS_INLINE void kinematics_vel_xy(const hy_model* m, hy_data* d, hy_mech_work* w,
+                                               int chain) {
+  if (w->xy_vel_for != d) xy_constants_vel(m, d, w);
+  const int nb = m->sizes.nbody;
+  const int* parent = m->body_parent;
+  const int* zadr = m->jnt_zadr;
+  const double* zdv = d->zd;
+  const double* restrict jb = d->jnt_b;
+  double* restrict Zall = d->body_Z;
+  double* restrict Zd0all = w->body_Zd0;
+  double* restrict dall = d->jnt_d;
+  // the parent's s_dot, omega and s_ddot0
+  double Zp0 = 0, Zp1 = 0, Zp5 = 0, Ap0 = 0, Ap1 = 0;
+  for (int j = 0; j < nb; j++) {
+    const int p = chain ? j - 1 : parent[j];
+    const double zd = zdv[zadr[j]];
+    const double* b = jb + 6 * j;
+    double* Z = Zall + 6 * j;
+    double* Zd0 = Zd0all + 6 * j;
+    double* dj = dall + 6 * j;
+    if (!chain && p >= 0) {
+      const double* Zp = Zall + 6 * p;
+      Zp0 = Zp[0];
+      Zp1 = Zp[1];
+      Zp5 = Zp[5];
+      Ap0 = Zd0all[6 * p];
+      Ap1 = Zd0all[6 * p + 1];
+    }
+    // as in kinematics_vel_planar
+    double z0, z1, z5, a0, a1, d0 = 0, d1 = 0;
+    if (p >= 0) {
+      d0 = (Zp1 * b[5] - Zp5 * b[1]) * zd;
+      d1 = (Zp5 * b[0] - Zp0 * b[5]) * zd;
+      z0 = Zp0 + b[0] * zd;
+      z1 = Zp1 + b[1] * zd;
+      z5 = Zp5 + b[5] * zd;
+      a0 = Ap0 + d0;
+      a1 = Ap1 + d1;
+    } else {
+      z0 = b[0] * zd;
+      z1 = b[1] * zd;
+      z5 = b[5] * zd;
+      a0 = 0;
+      a1 = 0;
+    }
+    Z[0] = z0;
+    Z[1] = z1;
+    Z[5] = z5;
+    Zd0[0] = a0;
+    Zd0[1] = a1;
+    dj[0] = d0;
+    dj[1] = d1;
+    if (chain) {
+      Zp0 = z0;
+      Zp1 = z1;
+      Zp5 = z5;
+      Ap0 = a0;
+      Ap1 = a1;
+    }
+  }
+
+  // markers on bodies: s_dot + omega x x (the ground's are at rest)
+  const int* mrk_body = m->mrk_body;
+  const double* restrict x = d->mrk_pos;
+  double* restrict v = d->mrk_vel;
+  for (int k = 0; k < m->sizes.nmrk; k++) {
+    const int bk = mrk_body[k];
+    if (bk < 0) continue;
+    const double* Zb = Zall + 6 * bk;
+    v[3 * k] = Zb[0] - Zb[5] * x[3 * k + 1];
+    v[3 * k + 1] = Zb[1] + Zb[5] * x[3 * k];
+  }
+}
+
+// Always inlined with xy a constant (see kinematics_pos_planar).
+static HY_ALWAYS_INLINE void rotations_planar(const hy_model* m, hy_data* d, const hy_mech_work* w,
+                                              int xy) {
+  for (int j = 0; j < m->sizes.nbody; j++) {
+    const double* t = w->body_Q + TURN_SIZE * j;
+    turned_rotation(d->body_rot + 9 * j, m->body_plane + HY_PLANE_SIZE * j + HY_PLANE_ROT,
+                    t[TURN_COS], t[TURN_SIN], xy);
+  }
+}
+
+void hy_mech_outputs(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  if (!m->planar) return;  // the 3-D position stage writes body_rot itself
+  if (m->plane_xy[0]) {
+    rotations_planar(m, d, w, 1);
+  } else {
+    rotations_planar(m, d, w, 0);
+  }
+}
+
+void hy_mech_planar_rotate(const hy_model* m, const hy_mech_work* w, int body, const double v[3],
+                           double r[3]) {
+  const double* t = w->body_Q + TURN_SIZE * body;
+  double A[9];
+  turned_rotation(A, m->body_plane + HY_PLANE_SIZE * body + HY_PLANE_ROT, t[TURN_COS],
+                  t[TURN_SIN], m->plane_xy[0]);
+  hy_m3_mulv(r, A, v);
+}
+
 void hy_mech_kinematics_pos(const hy_model* m, hy_data* d, hy_mech_work* w) {
-  if (m->planar && m->plane_xy[0]) {
-    kinematics_pos_planar(m, d, w, 1);
+  if (w->xy_fast) {
+    if (w->chain) {
+      kinematics_pos_xy(m, d, w, 1);
+    } else {
+      kinematics_pos_xy(m, d, w, 0);
+    }
   } else if (m->planar) {
     kinematics_pos_planar(m, d, w, 0);
   } else {
@@ -521,8 +806,12 @@ void hy_mech_kinematics_pos(const hy_model* m, hy_data* d, hy_mech_work* w) {
 }
 
 void hy_mech_kinematics_vel(const hy_model* m, hy_data* d, hy_mech_work* w) {
-  if (m->planar && m->plane_xy[0]) {
-    kinematics_vel_planar(m, d, w, 1);
+  if (w->xy_fast) {
+    if (w->chain) {
+      kinematics_vel_xy(m, d, w, 1);
+    } else {
+      kinematics_vel_xy(m, d, w, 0);
+    }
   } else if (m->planar) {
     kinematics_vel_planar(m, d, w, 0);
   } else {
@@ -532,5 +821,6 @@ void hy_mech_kinematics_vel(const hy_model* m, hy_data* d, hy_mech_work* w) {
 
 void hy_mech_kinematics(const hy_model* m, hy_data* d, hy_mech_work* w) {
   hy_mech_kinematics_pos(m, d, w);
+  hy_mech_outputs(m, d, w);
   hy_mech_kinematics_vel(m, d, w);
 }

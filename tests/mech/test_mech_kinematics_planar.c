@@ -80,6 +80,7 @@ static void run_stage(const hy_model* m, hy_data* d, hy_mech_work* w, int stage,
   if (stage == STAGE_POS) {
     if (planar) {
       hy_mech_kinematics_pos(m, d, w);
+      hy_mech_outputs(m, d, w);  // body_rot, which the planar stage leaves to it
     } else {
       hy_mech_kinematics_pos_general(m, d, w);
     }
@@ -139,9 +140,11 @@ static double compare_paths(const hy_model* m, unsigned seed, int nstate, double
     run_stage(m, d, w, STAGE_VEL, 1);
     e = fmax(e, check_stage(m, a, STAGE_VEL, worst, "velocities after the 3-D positions", s));
 
-    // both planar, with the scratch spoilt between the stages
+    // both planar, with the scratch spoilt between the stages; the entries that are constant on
+    // the x-y plane are written once per data, and again after hy_mech_forget_turns
     for (int k = 0; k < NARRAY; k++) poison(a[k].at, a[k].len);
     poison(w->body_Q, 6 * nb);
+    hy_mech_forget_turns(m, w);
     run_stage(m, d, w, STAGE_POS, 1);
     // what shows that the dispatch took the planar path: it keeps its turns in body_Q
     ck_assert(isfinite(w->body_Q[0]));
