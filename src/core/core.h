@@ -40,6 +40,27 @@
     }                                \
   } while (0)
 
+// HY_SIZED over two sizes, each a constant for 1..4: f(k1, k2, ...). For kernels whose loops run
+// over both, e.g. the coordinates and the volumes of the Newton tangent's blocks.
+#define HY_SIZED2_INNER(k1, n2, f, ...)           \
+  switch (n2) {                                  \
+    case 1: f(k1, 1, __VA_ARGS__); break;        \
+    case 2: f(k1, 2, __VA_ARGS__); break;        \
+    case 3: f(k1, 3, __VA_ARGS__); break;        \
+    case 4: f(k1, 4, __VA_ARGS__); break;        \
+    default: f(k1, n2, __VA_ARGS__); break;      \
+  }
+#define HY_SIZED2(n1, n2, f, ...)                             \
+  do {                                                        \
+    switch (n1) {                                             \
+      case 1: HY_SIZED2_INNER(1, n2, f, __VA_ARGS__); break;  \
+      case 2: HY_SIZED2_INNER(2, n2, f, __VA_ARGS__); break;  \
+      case 3: HY_SIZED2_INNER(3, n2, f, __VA_ARGS__); break;  \
+      case 4: HY_SIZED2_INNER(4, n2, f, __VA_ARGS__); break;  \
+      default: f(n1, n2, __VA_ARGS__); break;                 \
+    }                                                         \
+  } while (0)
+
 // r = a for n doubles, as a sized kernel: for the few doubles of a small model a copy unrolled
 // in place costs a fraction of a call to memcpy.
 static HY_ALWAYS_INLINE void hy_copy_n(int n, double* restrict r, const double* restrict a) {

@@ -707,9 +707,9 @@ static HY_ALWAYS_INLINE void solve_pressures_last_n(int nv, int nm, int nc,
 void hy_form_solve_tangent(const hy_model* m, const hy_data* d, const hy_form_work* fw,
                            double* b) {
   const int nm = nmech(m, d), nv = m->sizes.nvol, nc = m->sizes.ncyl;
-  if (nv > 0) HY_SIZED(nv, solve_pressures_first_n, nm, nc, 0.25 * fw->dt * fw->dt, fw, b);
+  if (nv > 0) HY_SIZED2(nv, nm, solve_pressures_first_n, nc, 0.25 * fw->dt * fw->dt, fw, b);
   hy_lu_solve(nm, fw->tg_S, fw->tg_Spiv, b);
-  if (nv > 0) HY_SIZED(nv, solve_pressures_last_n, nm, nc, fw, b);
+  if (nv > 0) HY_SIZED2(nv, nm, solve_pressures_last_n, nc, fw, b);
 }
 
 // At the end of a step the coordinates have moved by the last Newton correction since the last
