@@ -61,6 +61,87 @@
     }                                                         \
   } while (0)
 
+//----- small dense LU, inline -----------------------------------------------------------------
+// The one partial-pivot LU of hydyn. core_lu.c calls it through hy_lu_factor/hy_lu_solve with n
+// a constant up to 8; the loop closure of the double-step formulation calls it directly, sized,
+// on the dependent block it gathers.
+
+// A pivot is treated as zero below this fraction of the largest entry of the matrix: the
+// elimination would then amplify rounding by more than ~1e14 and the solution is meaningless.
+#define HY_LU_TINY 1e-14
+
+// Factors the n x n row-major a in place (P a = L U, unit L), amax the largest |entry| of a.
+// Returns the column of the first zero pivot, or -1. After a zero pivot the remaining pivots
+// are the identity, so that a caller that solves anyway stays in bounds (the factors are then
+// unusable). Every loop runs over all n with the triangle as a condition and none exits early:
+// with n a constant the compiler then unrolls the whole elimination.
+static HY_ALWAYS_INLINE int hy_lu_factor_n(int n, double* restrict a, int* restrict piv,
+                                           double amax) {
+  const double tiny = HY_LU_TINY * amax;
+  int sing = -1;
+  for (int k = 0; k < n; k++) {
+    int p = k;
+    double best = fabs(a[k * n + k]);
+    for (int i = 0; i < n; i++) {
+      const double v = fabs(a[i * n + k]);
+      if (i > k && v > best) {
+        best = v;
+        p = i;
+      }
+    }
+    if (sing >= 0 || !(best > tiny)) {  // best == 0 included, also when tiny == 0
+      if (sing < 0) sing = k;
+      piv[k] = k;
+      continue;
+    }
+    piv[k] = p;
+    for (int j = 0; j < n; j++) {
+      const double t = a[k * n + j];
+      a[k * n + j] = a[p * n + j];
+      a[p * n + j] = t;
+    }
+    const double inv = 1.0 / a[k * n + k];
+    for (int i = 0; i < n; i++) {
+      if (i <= k) continue;
+      const double l = a[i * n + k] * inv;
+      a[i * n + k] = l;
+      if (l == 0) continue;
+      for (int j = 0; j < n; j++) {
+        if (j > k) a[i * n + j] -= l * a[k * n + j];
+      }
+    }
+  }
+  return sing;
+}
+
+// Solves a x = b in place in b with the factors of hy_lu_factor_n. The row exchanges compare
+// with each later row instead of indexing b by the pivot, so that b can stay in registers.
+static HY_ALWAYS_INLINE void hy_lu_solve_n(int n, const double* restrict lu,
+                                           const int* restrict piv, double* restrict b) {
+  for (int k = 0; k < n; k++) {
+    const int p = piv[k];
+    for (int i = k + 1; i < n; i++) {
+      if (p == i) {
+        const double t = b[k];
+        b[k] = b[i];
+        b[i] = t;
+      }
+    }
+  }
+  // L y = P b, unit lower triangle
+  for (int i = 1; i < n; i++) {
+    double s = b[i];
+    for (int j = 0; j < i; j++) s -= lu[i * n + j] * b[j];
+    b[i] = s;
+  }
+  // U x = y
+  for (int i = n - 1; i >= 0; i--) {
+    double s = b[i];
+    for (int j = i + 1; j < n; j++) s -= lu[i * n + j] * b[j];
+    b[i] = s / lu[i * n + i];
+  }
+}
+
 // r = a for n doubles, as a sized kernel: for the few doubles of a small model a copy unrolled
 // in place costs a fraction of a call to memcpy.
 static HY_ALWAYS_INLINE void hy_copy_n(int n, double* restrict r, const double* restrict a) {

@@ -4,10 +4,6 @@
 
 #include "core/core.h"
 
-// A pivot is treated as zero below this fraction of the largest entry of the matrix: the
-// elimination would then amplify rounding by more than ~1e14 and the solution is meaningless.
-#define HY_LU_TINY 1e-14
-
 static double max_abs(int count, const double* a) {
   double m = 0;
   for (int i = 0; i < count; i++) {
@@ -44,64 +40,7 @@ static void swap_int(int* v, int i, int j) {
 
 //----- partial pivoting ----------------------------------------------------------------------
 
-static HY_ALWAYS_INLINE hy_status lu_factor_n(int n, double* a, int* piv, int* sing_col) {
-  const double tiny = HY_LU_TINY * max_abs(n * n, a);
-  for (int k = 0; k < n; k++) {
-    int p = k;
-    double best = fabs(a[(size_t)k * n + k]);
-    for (int i = k + 1; i < n; i++) {
-      const double v = fabs(a[(size_t)i * n + k]);
-      if (v > best) {
-        best = v;
-        p = i;
-      }
-    }
-    if (!(best > tiny)) {  // best == 0 included, also when tiny == 0
-      // Leave the remaining permutation as identity so a caller that solves anyway stays in
-      // bounds; the factors themselves are unusable.
-      for (int i = k; i < n; i++) piv[i] = i;
-      if (sing_col) *sing_col = k;
-      return HY_WARN_SINGULAR;
-    }
-    piv[k] = p;
-    if (p != k) swap_rows(a, n, k, p);
-    const double* rk = a + (size_t)k * n;
-    const double inv = 1.0 / rk[k];
-    for (int i = k + 1; i < n; i++) {
-      double* ri = a + (size_t)i * n;
-      const double l = ri[k] * inv;
-      ri[k] = l;
-      if (l == 0) continue;
-      for (int j = k + 1; j < n; j++) ri[j] -= l * rk[j];
-    }
-  }
-  return HY_OK;
-}
-
-static HY_ALWAYS_INLINE void lu_solve_n(int n, const double* lu, const int* piv, double* b) {
-  for (int k = 0; k < n; k++) {
-    const int p = piv[k];
-    if (p != k) {
-      const double t = b[k];
-      b[k] = b[p];
-      b[p] = t;
-    }
-  }
-  // L y = P b, unit lower triangle.
-  for (int i = 1; i < n; i++) {
-    const double* ri = lu + (size_t)i * n;
-    double s = b[i];
-    for (int j = 0; j < i; j++) s -= ri[j] * b[j];
-    b[i] = s;
-  }
-  // U x = y.
-  for (int i = n - 1; i >= 0; i--) {
-    const double* ri = lu + (size_t)i * n;
-    double s = b[i];
-    for (int j = i + 1; j < n; j++) s -= ri[j] * b[j];
-    b[i] = s / ri[i];
-  }
-}
+// The partial-pivot kernels are hy_lu_factor_n and hy_lu_solve_n in core.h.
 
 //----- full pivoting -------------------------------------------------------------------------
 
@@ -195,8 +134,15 @@ static HY_ALWAYS_INLINE void chol_solve_n(int n, const double* l, double* b) {
 
 //----- dispatch to the unrolled small sizes ---------------------------------------------------
 
+static HY_ALWAYS_INLINE hy_status lu_factor_sized(int n, double* a, int* piv, int* sing_col) {
+  const int col = hy_lu_factor_n(n, a, piv, max_abs(n * n, a));
+  if (col < 0) return HY_OK;
+  if (sing_col) *sing_col = col;
+  return HY_WARN_SINGULAR;
+}
+
 hy_status hy_lu_factor(int n, double* a, int* piv, int* sing_col) {
-#define CALL(k) return lu_factor_n(k, a, piv, sing_col)
+#define CALL(k) return lu_factor_sized(k, a, piv, sing_col)
   switch (n) {
     SMALL_CASES(CALL);
     default: CALL(n);
@@ -205,7 +151,7 @@ hy_status hy_lu_factor(int n, double* a, int* piv, int* sing_col) {
 }
 
 void hy_lu_solve(int n, const double* lu, const int* piv, double* b) {
-#define CALL(k) lu_solve_n(k, lu, piv, b); return
+#define CALL(k) hy_lu_solve_n(k, lu, piv, b); return
   switch (n) {
     SMALL_CASES(CALL);
     default: CALL(n);

@@ -91,51 +91,96 @@ hy_status hy_form_select_initial_partition(const hy_model* m, hy_data* d, hy_for
   return HY_OK;
 }
 
+// The kernels below are sized (HY_SIZED, core.h) on the number r of dependent coordinates: 2 on
+// the seed mechanisms, where a call to hy_lu_solve and loops of run-time length cost more than
+// their arithmetic. A right-hand side of up to LOCAL_MAX entries is held in a local array, which
+// the unrolled loops keep in registers; a larger one goes to fw->vec, the only scratch that the
+// callers in form.c leave free (they keep d->zd in fw->vec2 around these calls).
+#define LOCAL_MAX 8
+
+// Pd = the selected rows of Phi_z at the dependent columns, factored in place (hy_lu_factor_n,
+// core.h), with the block's largest entry found while it is gathered. The factorization runs at
+// every loop-closure iteration, where a call, its size dispatch and a separate scan for the
+// largest entry cost more than the elimination of r = 2. *ok = 0 when a pivot is zero, and
+// *ratio is then 0.
+static HY_ALWAYS_INLINE void factor_dependent_n(int r, int nz, const double* restrict phi_z,
+                                                const int* restrict rows,
+                                                const int* restrict dep, double* restrict a,
+                                                int* restrict piv, double* restrict ratio,
+                                                int* restrict ok) {
+  double amax = 0;
+  for (int i = 0; i < r; i++) {
+    const double* restrict row = phi_z + (size_t)rows[i] * (size_t)nz;
+    for (int j = 0; j < r; j++) {
+      const double v = row[dep[j]];
+      a[i * r + j] = v;
+      if (fabs(v) > amax) amax = fabs(v);
+    }
+  }
+  const int sing = hy_lu_factor_n(r, a, piv, amax) >= 0;
+  // the ratio of the smallest to the largest pivot; they are finite and nonzero after a
+  // successful factorization, so plain comparisons give what fmin and fmax would
+  double lo = INFINITY, hi = 0;
+  for (int k = 0; k < r; k++) {
+    const double u = fabs(a[k * r + k]);
+    if (u < lo) lo = u;
+    if (u > hi) hi = u;
+  }
+  *ratio = sing ? 0 : lo / hi;
+  *ok = !sing;
+}
+
 hy_status hy_form_factor_dependent(const hy_model* m, hy_data* d, hy_form_work* fw) {
-  const int nz = m->sizes.nz, r = fw->nsel;
-  const int* dep = d->part + d->ndof;
+  const int r = fw->nsel;
   if (r == 0) {
     fw->pivot_ratio = 1;
     return HY_OK;
   }
-  for (int i = 0; i < r; i++) {
-    const double* row = d->phi_z + (size_t)fw->rowsel[i] * (size_t)nz;
-    for (int j = 0; j < r; j++) fw->Pd[i * r + j] = row[dep[j]];
+  int ok = 0;
+  HY_SIZED(r, factor_dependent_n, m->sizes.nz, d->phi_z, fw->rowsel, d->part + d->ndof, fw->Pd,
+           fw->pivd, &fw->pivot_ratio, &ok);
+  return ok ? HY_OK : HY_WARN_SINGULAR;
+}
+
+// One Newton correction of the loop closure, delta = -Pd^-1 Phi_sel, into *step as max |delta|
+// (a NaN entry does not count, as with fmax); delta is applied to the dependent coordinates
+// unless the caller stops there (step not finite, or at round-off).
+static HY_ALWAYS_INLINE void closure_correction_n(int r, const double* restrict lu,
+                                                  const int* restrict piv,
+                                                  const int* restrict rows,
+                                                  const int* restrict dep,
+                                                  const double* restrict phi, double* restrict z,
+                                                  double* restrict scratch,
+                                                  double* restrict step) {
+  double loc[LOCAL_MAX];
+  double* restrict b = r <= LOCAL_MAX ? loc : scratch;
+  for (int i = 0; i < r; i++) b[i] = -phi[rows[i]];
+  hy_lu_solve_n(r, lu, piv, b);
+  double s = 0;
+  for (int j = 0; j < r; j++) {
+    const double a = fabs(b[j]);
+    if (a > s) s = a;
   }
-  int col = -1;
-  hy_status st = hy_lu_factor(r, fw->Pd, fw->pivd, &col);
-  if (st != HY_OK) {
-    fw->pivot_ratio = 0;
-    return HY_WARN_SINGULAR;
-  }
-  double lo = INFINITY, hi = 0;
-  for (int i = 0; i < r; i++) {
-    const double u = fabs(fw->Pd[i * r + i]);
-    lo = fmin(lo, u);
-    hi = fmax(hi, u);
-  }
-  fw->pivot_ratio = lo / hi;
-  return HY_OK;
+  *step = s;
+  if (!isfinite(s) || s <= CLOSE_ROUNDOFF) return;
+  for (int j = 0; j < r; j++) z[dep[j]] += b[j];
 }
 
 hy_status hy_form_close_positions(const hy_model* m, hy_data* d, hy_form_work* fw,
                                   hy_mech_work* mw) {
   const int r = fw->nsel;
   const int* dep = d->part + d->ndof;
-  double* delta = fw->vec;
   hy_mech_kinematics_pos(m, d, mw);
   if (m->sizes.neq == 0) return HY_OK;
   hy_mech_constraints_pos(m, d, mw);
   for (int it = 0; it < CLOSE_MAX_ITER; it++) {
     if (hy_form_factor_dependent(m, d, fw) != HY_OK) return HY_WARN_SINGULAR;
     if (r == 0) return HY_OK;
-    for (int i = 0; i < r; i++) delta[i] = -d->phi[fw->rowsel[i]];
-    hy_lu_solve(r, fw->Pd, fw->pivd, delta);
     double step = 0;
-    for (int j = 0; j < r; j++) step = fmax(step, fabs(delta[j]));
+    HY_SIZED(r, closure_correction_n, fw->Pd, fw->pivd, fw->rowsel, dep, d->phi, d->z, fw->vec,
+             &step);
     if (!isfinite(step)) return HY_NEWTON_NOCONV;
     if (step <= CLOSE_ROUNDOFF) return HY_OK;
-    for (int j = 0; j < r; j++) d->z[dep[j]] += delta[j];
     hy_mech_kinematics_pos(m, d, mw);
     hy_mech_constraints_pos(m, d, mw);
     if (step <= CLOSE_TOL) return hy_form_factor_dependent(m, d, fw);
@@ -143,39 +188,71 @@ hy_status hy_form_close_positions(const hy_model* m, hy_data* d, hy_form_work* f
   return HY_NEWTON_NOCONV;
 }
 
-void hy_form_close_velocities(const hy_model* m, hy_data* d, hy_form_work* fw) {
-  const int nz = m->sizes.nz, r = fw->nsel, f = d->ndof;
-  if (r == 0) return;
-  double* rhs = fw->vec;
-  for (int i = 0; i < r; i++) {
-    const double* row = d->phi_z + (size_t)fw->rowsel[i] * (size_t)nz;
-    double s = 0;
-    for (int c = 0; c < f; c++) s += row[d->part[c]] * d->zd[d->part[c]];
-    rhs[i] = -s;
+// zd_d = -Pd^-1 Phi_i zd_i on the selected rows (Eq. 13); part holds f independent coordinates,
+// then the r dependent ones
+static HY_ALWAYS_INLINE void close_velocities_n(int r, int nz, int f,
+                                                const double* restrict phi_z,
+                                                const int* restrict rows,
+                                                const int* restrict part,
+                                                const double* restrict lu,
+                                                const int* restrict piv, double* restrict zd,
+                                                double* restrict scratch) {
+  double loc[LOCAL_MAX];
+  double* restrict b = r <= LOCAL_MAX ? loc : scratch;
+  // the independent coordinates outermost: each of their velocities is loaded once, and the
+  // sums over them keep their order
+  for (int i = 0; i < r; i++) b[i] = 0;
+  for (int c = 0; c < f; c++) {
+    const int k = part[c];
+    const double v = zd[k];
+    for (int i = 0; i < r; i++) b[i] += phi_z[(size_t)rows[i] * (size_t)nz + k] * v;
   }
-  hy_lu_solve(r, fw->Pd, fw->pivd, rhs);
-  for (int j = 0; j < r; j++) d->zd[d->part[f + j]] = rhs[j];
+  for (int i = 0; i < r; i++) b[i] = -b[i];
+  hy_lu_solve_n(r, lu, piv, b);
+  for (int j = 0; j < r; j++) zd[part[f + j]] = b[j];
+}
+
+void hy_form_close_velocities(const hy_model* m, hy_data* d, hy_form_work* fw) {
+  const int r = fw->nsel;
+  if (r == 0) return;
+  HY_SIZED(r, close_velocities_n, m->sizes.nz, d->ndof, d->phi_z, fw->rowsel, d->part, fw->Pd,
+           fw->pivd, d->zd, fw->vec);
+}
+
+// R_z (nz x f) and S (nz) of Eqs. 14-15. part is a permutation of the coordinates, so the rows
+// of the independent ones (identity, S = 0) and of the dependent ones (solves with Pd, one
+// column at a time) together write every entry.
+static HY_ALWAYS_INLINE void velocity_transform_n(int r, int nz, int f,
+                                                  const double* restrict phi_z,
+                                                  const double* restrict bias,
+                                                  const int* restrict rows,
+                                                  const int* restrict part,
+                                                  const double* restrict lu,
+                                                  const int* restrict piv, double* restrict Rz,
+                                                  double* restrict S, double* restrict scratch) {
+  for (int c = 0; c < f; c++) {
+    double* restrict row = Rz + (size_t)part[c] * (size_t)f;
+    for (int a = 0; a < f; a++) row[a] = a == c ? 1.0 : 0.0;  // a loop, not a call to memset
+    S[part[c]] = 0;
+  }
+  if (r == 0) return;
+  const int* restrict dep = part + f;
+  double loc[LOCAL_MAX];
+  double* restrict b = r <= LOCAL_MAX ? loc : scratch;
+  for (int c = 0; c < f; c++) {
+    const int k = part[c];
+    for (int i = 0; i < r; i++) b[i] = -phi_z[(size_t)rows[i] * (size_t)nz + k];
+    hy_lu_solve_n(r, lu, piv, b);
+    for (int j = 0; j < r; j++) Rz[(size_t)dep[j] * (size_t)f + c] = b[j];
+  }
+  for (int i = 0; i < r; i++) b[i] = -bias[rows[i]];
+  hy_lu_solve_n(r, lu, piv, b);
+  for (int j = 0; j < r; j++) S[dep[j]] = b[j];
 }
 
 void hy_form_velocity_transform(const hy_model* m, hy_data* d, hy_form_work* fw) {
-  const int nz = m->sizes.nz, r = fw->nsel, f = d->ndof;
-  const int* ind = d->part;
-  const int* dep = d->part + f;
-  double* Rz = fw->Rz;  // nz x f
-  double* col = fw->vec;
-  memset(Rz, 0, sizeof(double) * (size_t)nz * (size_t)f);
-  for (int c = 0; c < f; c++) {
-    Rz[ind[c] * f + c] = 1;
-    if (r == 0) continue;
-    for (int i = 0; i < r; i++) col[i] = -d->phi_z[(size_t)fw->rowsel[i] * nz + ind[c]];
-    hy_lu_solve(r, fw->Pd, fw->pivd, col);
-    for (int j = 0; j < r; j++) Rz[dep[j] * f + c] = col[j];
-  }
-  memset(fw->S, 0, sizeof(double) * (size_t)nz);
-  if (r == 0) return;
-  for (int i = 0; i < r; i++) col[i] = -d->phi_bias[fw->rowsel[i]];
-  hy_lu_solve(r, fw->Pd, fw->pivd, col);
-  for (int j = 0; j < r; j++) fw->S[dep[j]] = col[j];
+  HY_SIZED(fw->nsel, velocity_transform_n, m->sizes.nz, d->ndof, d->phi_z, d->phi_bias,
+           fw->rowsel, d->part, fw->Pd, fw->pivd, fw->Rz, fw->S, fw->vec);
 }
 
 hy_status hy_form_reduced_accelerations(const hy_model* m, hy_data* d, hy_form_work* fw) {
