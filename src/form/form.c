@@ -219,7 +219,7 @@ static hy_status equilibrium_forces(const hy_model* m, hy_data* d, hy_form_work*
     memcpy(d->zd, fw->vec2, sizeof(double) * (size_t)nz);
     return HY_FAIL(&d->err, HY_ERR_SINGULAR, "the loop-closure Jacobian is singular at t = 0");
   }
-  hy_form_velocity_transform(m, d, fw);
+  hy_form_velocity_transform(m, d, fw, 1);
   // E F = -R_z^T Q'_0 with E[:, e] = R_z^T g_k (f x neqf), in least squares: E^T E F = E^T rhs
   double* E = fw->G;  // the g_k are kept in fw->W meanwhile
   double* g_all = fw->W;
@@ -288,7 +288,7 @@ static void static_residual(const hy_model* m, hy_data* d, hy_form_work* fw, hy_
   memset(d->zd, 0, sizeof(double) * (size_t)nz);
   hy_form_evaluate(m, d, mw, NULL);
   if (m->sizes.neq > 0) hy_form_factor_dependent(m, d, fw);
-  hy_form_velocity_transform(m, d, fw);
+  hy_form_velocity_transform(m, d, fw, 1);
   d->static_residual = 0;
   for (int a = 0; a < f; a++) {
     double s = 0;
@@ -343,7 +343,7 @@ hy_status hy_form_forward(const hy_model* m, hy_data* d, hy_form_work* fw, hy_me
                    "the dependent block of the constraint Jacobian is singular at t = %g s",
                    d->time);
   }
-  hy_form_velocity_transform(m, d, fw);
+  hy_form_velocity_transform(m, d, fw, 1);
   return hy_form_reduced_accelerations(m, d, fw);
 }
 

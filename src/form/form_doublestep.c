@@ -107,7 +107,7 @@ hy_status hy_doublestep_residual(const hy_model* m, hy_data* d, hy_form_work* fw
   hy_form_close_velocities(m, d, fw);
   hy_form_set_pressures(m, d, fw, x + nf);
   hy_form_evaluate_vel(m, d, mw, fw->skip_derivatives ? NULL : &fw->hyd, 1);
-  hy_form_velocity_transform(m, d, fw);
+  hy_form_velocity_transform(m, d, fw, 1);
   // accelerations: Eq. 33 on the independent ones, Eq. 15 for all; then Eq. 38:
   // dt^2/4 (M'' zdd_i - Q'') = dt^2/4 R_z^T (M' zdd - Q'), since Q'' = R_z^T (Q' - M' S)
   HY_SIZED(nz, mech_rows_n, nf, 4 / (dt * dt), 0.25 * dt * dt, x, fw, ind, d->M, d->Q,
@@ -164,7 +164,8 @@ hy_status hy_doublestep_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_
   // KEEP_POSITIONS would correct them by its square, far below round-off
   double* dz = fw->vec2;
   HY_SIZED(nz, set_independent_n, nf, fw->Rz, ind, x, d->z, dz, fw->vec);
-  if (!hy_form_keep_positions(m, d, dz) && hy_form_close_positions(m, d, fw, mw) != HY_OK) {
+  const int keep = hy_form_keep_positions(m, d, dz);
+  if (!keep && hy_form_close_positions(m, d, fw, mw) != HY_OK) {
     return HY_FAIL(&d->err, HY_NEWTON_NOCONV,
                    "loop closure failed at t = %g s (constraint residual %.3g)", d->time,
                    d->violation);
@@ -174,7 +175,9 @@ hy_status hy_doublestep_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_
   hy_form_set_pressures(m, d, fw, x + nf);
   hy_mech_kinematics_vel(m, d, mw);
   if (m->sizes.neq > 0) hy_mech_constraints_bias(m, d, mw);
-  hy_form_velocity_transform(m, d, fw);
+  // with the positions kept, R_z is that of the last evaluation: only S changes with the
+  // velocities
+  hy_form_velocity_transform(m, d, fw, !keep);
   HY_SIZED(nz, accelerations_n, nf, 4 / (dt * dt), x, fw, ind, (double*)NULL, d->zdd);
   hy_form_outputs(m, d, mw);
   // a new partition when the dependent block approaches a singularity: the state is kept in

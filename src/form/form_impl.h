@@ -46,7 +46,9 @@ hy_status hy_form_close_positions(const hy_model* m, hy_data* d, hy_form_work* f
 void hy_form_close_velocities(const hy_model* m, hy_data* d, hy_form_work* fw);
 // R_z of Eq. 14 and S = R_z_dot zd_i of Eq. 15 at the current evaluation (needs the factored
 // dependent block and the bias Phi_z_dot zd).
-void hy_form_velocity_transform(const hy_model* m, hy_data* d, hy_form_work* fw);
+// With with_rz = 0 only S: R_z is kept, valid while the positions and the factors are those it
+// was formed with.
+void hy_form_velocity_transform(const hy_model* m, hy_data* d, hy_form_work* fw, int with_rz);
 // Accelerations of the reduced equations M'' zdd_i = Q'' (Eqs. 16-17) into d->zdd.
 hy_status hy_form_reduced_accelerations(const hy_model* m, hy_data* d, hy_form_work* fw);
 

@@ -229,17 +229,20 @@ static HY_ALWAYS_INLINE void velocity_transform_n(int r, int nz, int f,
                                                   const int* restrict part,
                                                   const double* restrict lu,
                                                   const int* restrict piv, double* restrict Rz,
-                                                  double* restrict S, double* restrict scratch) {
+                                                  double* restrict S, double* restrict scratch,
+                                                  int with_rz) {
   for (int c = 0; c < f; c++) {
     double* restrict row = Rz + (size_t)part[c] * (size_t)f;
-    for (int a = 0; a < f; a++) row[a] = a == c ? 1.0 : 0.0;  // a loop, not a call to memset
+    if (with_rz) {
+      for (int a = 0; a < f; a++) row[a] = a == c ? 1.0 : 0.0;  // a loop, not a call to memset
+    }
     S[part[c]] = 0;
   }
   if (r == 0) return;
   const int* restrict dep = part + f;
   double loc[LOCAL_MAX];
   double* restrict b = r <= LOCAL_MAX ? loc : scratch;
-  for (int c = 0; c < f; c++) {
+  for (int c = 0; c < f && with_rz; c++) {
     const int k = part[c];
     for (int i = 0; i < r; i++) b[i] = -phi_z[(size_t)rows[i] * (size_t)nz + k];
     hy_lu_solve_n(r, lu, piv, b);
@@ -250,9 +253,9 @@ static HY_ALWAYS_INLINE void velocity_transform_n(int r, int nz, int f,
   for (int j = 0; j < r; j++) S[dep[j]] = b[j];
 }
 
-void hy_form_velocity_transform(const hy_model* m, hy_data* d, hy_form_work* fw) {
+void hy_form_velocity_transform(const hy_model* m, hy_data* d, hy_form_work* fw, int with_rz) {
   HY_SIZED(fw->nsel, velocity_transform_n, m->sizes.nz, d->ndof, d->phi_z, d->phi_bias,
-           fw->rowsel, d->part, fw->Pd, fw->pivd, fw->Rz, fw->S, fw->vec);
+           fw->rowsel, d->part, fw->Pd, fw->pivd, fw->Rz, fw->S, fw->vec, with_rz);
 }
 
 hy_status hy_form_reduced_accelerations(const hy_model* m, hy_data* d, hy_form_work* fw) {
