@@ -128,7 +128,7 @@ void hy_form_outputs(const hy_model* m, hy_data* d, hy_mech_work* mw) {
   // trapezoidal relation: only the cylinder forces change with the projected velocities
   hy_hyd_cylinder_forces(m, d);
   hy_form_forces(m, d);
-  hy_mech_energy(m, d);
+  hy_mech_energy_with_work(m, d, mw);
 }
 
 // d|s|/dz of force element k into row (nz): the rates of its markers along its direction
@@ -336,7 +336,7 @@ static hy_status reaction_multipliers(const hy_model* m, hy_data* d, hy_form_wor
 
 hy_status hy_form_forward(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw) {
   hy_form_evaluate(m, d, mw, NULL);
-  hy_mech_energy(m, d);
+  hy_mech_energy_with_work(m, d, mw);
   if (m->opt.formulation == HY_FORM_TREE) return hy_mech_accelerations(m, d, mw);
   if (m->sizes.neq > 0 && hy_form_factor_dependent(m, d, fw) != HY_OK) {
     return HY_FAIL(&d->err, HY_ERR_SINGULAR,
@@ -782,6 +782,6 @@ void hy_form_step_abort(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech
   memcpy(d->U, fw->U_k, sizeof(double) * (size_t)m->sizes.nvlv);
   fw->lam_pending = 0;
   hy_form_evaluate(m, d, mw, NULL);
-  hy_mech_energy(m, d);
+  hy_mech_energy_with_work(m, d, mw);
   memcpy(d->pd, fw->pd_k, sizeof(double) * (size_t)m->sizes.nvol);
 }

@@ -27,9 +27,15 @@ typedef struct hy_mech_work {
   double* body_Jn;   // planar: inertia about the plane normal through the
                      // centre of mass, constant (set by hy_mech_work_bind)  (nbody)
   int* body_kind;    // planar: HY_MECH_KIND_* bits (set by hy_mech_work_bind)  (nbody)
-  int chain;         // body j hangs from body j - 1 and owns coordinate j, for every j: every
-                     // pair of joints is related, and M' has no entry that is zero by
-                     // topology (set by hy_mech_work_bind)
+  int* app_adr;      // planar: the applied items on body j are app_item[app_adr[j] ..
+                     // app_adr[j + 1]), on ground none (set by hy_mech_work_bind) (nbody + 1)
+  int* app_item;     // planar: the applied items by body, each body's in the order loads, then
+                     // ends b and a of each force element: load k as k, force element k's end
+                     // b as nload + 2k, end a as nload + 2k + 1          (nload + 2 nfrc)
+  int* app_mrk;      // planar: the marker of each of them              (nload + 2 nfrc)
+  int chain;         // body j hangs from body j - 1 and owns coordinate j, for every j (so
+                     // nz = nbody): every pair of joints is related, and M' has no entry that
+                     // is zero by topology (set by hy_mech_work_bind)
   int xy_fast;       // planar on the x-y plane with no slide along z: the positions' z
                      // components are constants (set by hy_mech_work_bind)
   const hy_data* xy_pos_for;  // the data whose constant entries the x-y position and velocity
@@ -105,6 +111,8 @@ void hy_mech_constraints_bias(const hy_model* m, hy_data* d, hy_mech_work* w);
 void hy_mech_force_geometry(const hy_model* m, hy_data* d);
 // Kinetic and gravitational potential energy into d->energy_kin / d->energy_pot.
 void hy_mech_energy(const hy_model* m, hy_data* d);
+// The same, faster on planar models: with the inertias about the normal w->body_Jn.
+void hy_mech_energy_with_work(const hy_model* m, hy_data* d, const hy_mech_work* w);
 // Power of the applied loads and force elements (W) at the current kinematics.
 double hy_mech_load_power(const hy_model* m, const hy_data* d, const hy_mech_work* w);
 

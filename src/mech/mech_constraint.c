@@ -130,16 +130,19 @@ static void add_rotation(const hy_model* m, const hy_data* d, int body, const do
 
 void hy_mech_add_point_along(const hy_model* m, const hy_data* d, int body, const double x[3],
                              const double c[3], double sign, double* row) {
+  if (body < 0) return;  // ground: first, since half the calls (force elements) end there
   const int* parent = m->body_parent;
   const int* zadr = m->jnt_zadr;
   if (m->planar && m->plane_xy[0]) {
     // b_lin has no z component and b_ang only one (see planar_coincidence): the same sums
-    // without their zero terms
-    const double c0 = c[0], c1 = c[1];
+    // without their zero terms, with sign taken into c (for sign = +-1, as every caller has,
+    // exact)
+    const double c0 = sign * c[0], c1 = sign * c[1];
     const double xc2 = x[0] * c1 - x[1] * c0;
+    const double* jb = d->jnt_b;
     for (int j = body; j >= 0; j = parent[j]) {
-      const double* b = d->jnt_b + 6 * j;
-      row[zadr[j]] += sign * ((b[0] * c0 + b[1] * c1) + b[5] * xc2);
+      const double* b = jb + 6 * j;
+      row[zadr[j]] += (b[0] * c0 + b[1] * c1) + b[5] * xc2;
     }
     return;
   }
@@ -211,52 +214,77 @@ void hy_mech_point_jacobian(const hy_model* m, const hy_data* d, int body, const
   }
 }
 
+// A function kept out of its callers, so that a rarely taken branch does not add its register
+// saves and stack frame to theirs.
+#if defined(__GNUC__)
+#define MECH_NOINLINE __attribute__((noinline))
+#else
+#define MECH_NOINLINE
+#endif
+
+// r = 0 for n doubles, as a sized kernel (HY_SIZED): a zeroing loop would become a call to
+// memset, which costs more than the stores on the few coordinates of a small model.
+static HY_ALWAYS_INLINE void zero_n(int n, double* restrict r) {
+  for (int i = 0; i < n; i++) r[i] = 0;
+}
+
+// The rows of planar_coincidence from one end: row1 and row2 += sign (e1, e2) . dx/dz for the
+// point x on `body`, with dx/dz_j = b_j[0:3] + b_j[3:6] x x along the path. Always inlined with
+// sign = +-1, xy and chain constants: the products by sign become an addition or a
+// subtraction, and on a chain (w->chain) the path of body j is j, j - 1, ..., 0 with coordinates
+// of the same numbers.
+static HY_ALWAYS_INLINE void coincidence_end(const hy_model* m, const hy_data* d, int body,
+                                             const double x[3], double sign, double* row1,
+                                             double* row2, int xy, int chain) {
+  const int* parent = m->body_parent;
+  const int* zadr = m->jnt_zadr;
+  const double* jb = d->jnt_b;
+  const double x0 = x[0], x1 = x[1];
+  const double s2 = sign * m->plane_e2[1];  // +-1: with e2y, exact
+  for (int j = body; j >= 0; j = chain ? j - 1 : parent[j]) {
+    const double* b = jb + 6 * j;
+    const int zj = chain ? j : zadr[j];
+    if (xy) {
+      const double v1 = b[0] - b[5] * x1;
+      row1[zj] = sign > 0 ? row1[zj] + v1 : row1[zj] - v1;
+      row2[zj] += s2 * (b[1] + b[5] * x0);
+    } else {
+      double col[3];
+      hy_v3_cross(col, b + 3, x);
+      hy_v3_add(col, col, b);
+      const double v1 = hy_v3_dot(m->plane_e1, col), v2 = hy_v3_dot(m->plane_e2, col);
+      row1[zj] = sign > 0 ? row1[zj] + v1 : row1[zj] - v1;
+      row2[zj] = sign > 0 ? row2[zj] + v2 : row2[zj] - v2;
+    }
+  }
+}
+
 // Planar revolute and spherical cuts: Phi = (e1, e2) . (x_B - x_A), the point rows of the
 // in-plane unit vectors, which are constant. Both rows come from one walk of each path, and the
 // bias is c . (x_ddot0_B - x_ddot0_A) (point_row with c_dot = c_ddot = 0). Always inlined with xy
-// a constant: on the x-y plane e1 = x, e2 = +-y and n = +-z (model_compile.c,
+// and chain constants: on the x-y plane e1 = x, e2 = +-y and n = +-z (model_compile.c,
 // any_perpendicular), every b_ang and omega lies along z and every b_lin, velocity and zdd = 0
 // acceleration in the plane, so the dot products and cross products come down to their terms
 // that are not zero, with the same values.
 static HY_ALWAYS_INLINE void planar_coincidence(const hy_model* m, hy_data* d,
                                                 const hy_mech_work* w, int want, int r, int ma,
-                                                int mb, int xy) {
+                                                int mb, int xy, int chain) {
   const double* e1 = m->plane_e1;
   const double* e2 = m->plane_e2;
   const double e2y = e2[1];
-  const int* parent = m->body_parent;
-  const int* zadr = m->jnt_zadr;
   const double* xa = d->mrk_pos + 3 * ma;
   const double* xb = d->mrk_pos + 3 * mb;
   if (want & WANT_ROWS) {
     const int nz = m->sizes.nz;
     double* row1 = d->phi_z + (size_t)r * (size_t)nz;
     double* row2 = row1 + nz;
-    memset(row1, 0, sizeof(double) * 2 * (size_t)nz);
+    HY_SIZED(2 * nz, zero_n, row1);
     double dx[3];
     hy_v3_sub(dx, xb, xa);
     d->phi[r] = xy ? dx[0] : hy_v3_dot(e1, dx);
     d->phi[r + 1] = xy ? e2y * dx[1] : hy_v3_dot(e2, dx);
-    for (int e = 0; e < 2; e++) {
-      const double sign = e == 0 ? 1.0 : -1.0;
-      const double* x = e == 0 ? xb : xa;
-      const double x0 = x[0], x1 = x[1];
-      for (int j = m->mrk_body[e == 0 ? mb : ma]; j >= 0; j = parent[j]) {
-        const double* b = d->jnt_b + 6 * j;
-        const int zj = zadr[j];
-        if (xy) {
-          // dx/dz_j = b_j[0:3] + b_j[3:6] x x
-          row1[zj] += sign * (b[0] - b[5] * x1);
-          row2[zj] += sign * (e2y * (b[1] + b[5] * x0));
-        } else {
-          double col[3];
-          hy_v3_cross(col, b + 3, x);
-          hy_v3_add(col, col, b);
-          row1[zj] += sign * hy_v3_dot(e1, col);
-          row2[zj] += sign * hy_v3_dot(e2, col);
-        }
-      }
-    }
+    coincidence_end(m, d, m->mrk_body[mb], xb, 1.0, row1, row2, xy, chain);
+    coincidence_end(m, d, m->mrk_body[ma], xa, -1.0, row1, row2, xy, chain);
   }
   if (want & WANT_BIAS) {
     // x_ddot0 = s_ddot0 + w_dot0 x x + w x x_dot with w_dot0 = 0, 0 on ground
@@ -284,79 +312,105 @@ static HY_ALWAYS_INLINE void planar_coincidence(const hy_model* m, hy_data* d,
   }
 }
 
-// Always inlined with `want` a constant: each entry point gets the code of its stage only.
-static HY_ALWAYS_INLINE void constraints(const hy_model* m, hy_data* d, hy_mech_work* w, int want) {
+// Cut k from the kinematics of its markers and body vectors (every cut of a 3-D model, and the
+// planar translational cuts); returns the largest |Phi| of its rows when they are wanted.
+static MECH_NOINLINE double cut_general(const hy_model* m, hy_data* d, hy_mech_work* w, int want,
+                                        int k) {
   static const double ex[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-  double viol = 0;
-  for (int k = 0; k < m->sizes.ncut; k++) {
-    const int ma = m->cut_mrk_a[k], mb = m->cut_mrk_b[k];
-    const int ba = m->mrk_body[ma], bb = m->mrk_body[mb];
-    const int r0 = m->cut_eqadr[k];
-    const hy_cut_type type = (hy_cut_type)m->cut_type[k];
-    if (m->planar && type != HY_CUT_TRANSLATIONAL) {
-      if (m->plane_xy[0]) {
-        planar_coincidence(m, d, w, want, r0, ma, mb, 1);
-      } else {
-        planar_coincidence(m, d, w, want, r0, ma, mb, 0);
-      }
-      if (want & WANT_ROWS) {
-        // fmax without the call: the rows are finite or NaN, and NaN leaves viol alone there too
-        const double a0 = fabs(d->phi[r0]), a1 = fabs(d->phi[r0 + 1]);
-        if (a0 > viol) viol = a0;
-        if (a1 > viol) viol = a1;
-      }
-      continue;
-    }
-    kin3 xa, xb, aa, ab, c;
-    marker_point(m, d, w, ma, want, &xa);
-    marker_point(m, d, w, mb, want, &xb);
-    body_vector(m, d, w, ba, m->cut_axis_a + 3 * k, want, &aa);
-    body_vector(m, d, w, bb, m->cut_axis_b + 3 * k, want, &ab);
+  const int ma = m->cut_mrk_a[k], mb = m->cut_mrk_b[k];
+  const int ba = m->mrk_body[ma], bb = m->mrk_body[mb];
+  const int r0 = m->cut_eqadr[k];
+  const hy_cut_type type = (hy_cut_type)m->cut_type[k];
+  kin3 xa, xb, aa, ab, c;
+  marker_point(m, d, w, ma, want, &xa);
+  marker_point(m, d, w, mb, want, &xb);
+  body_vector(m, d, w, ba, m->cut_axis_a + 3 * k, want, &aa);
+  body_vector(m, d, w, bb, m->cut_axis_b + 3 * k, want, &ab);
 
-    if (m->planar) {
-      // translational (the others took planar_coincidence): p_A = n x a_A lies in the plane
-      // across A's line; A turns about n, so p_A is fixed on A. B's point stays on the line
-      // (p_A . d = 0) and B's axis along it (p_A . a_B = 0).
-      kin3 nn;
-      const_vector(m->plane_normal, &nn);
-      cross_on_body(&aa, &nn, want, &c);  // a_A x n, then flip to n x a_A
-      hy_v3_scale(c.p, c.p, -1.0);
-      if (want & WANT_BIAS) {
-        hy_v3_scale(c.v, c.v, -1.0);
-        hy_v3_scale(c.dd, c.dd, -1.0);
-      }
-      point_row(m, d, r0, want, &c, &xa, &xb);
-      vector_row(m, d, r0 + 1, want, &c, &ab);
-    } else if (type == HY_CUT_SPHERICAL || type == HY_CUT_REVOLUTE) {
-      // points coincide: Phi = x_B - x_A (3 equations)
-      for (int i = 0; i < 3; i++) {
-        const_vector(ex[i], &c);
-        point_row(m, d, r0 + i, want, &c, &xa, &xb);
-      }
-      if (type == HY_CUT_REVOLUTE) {
-        // a_B parallel to a_A: a_A is perpendicular to u_B and to a_B x u_B, both fixed on B
-        kin3 ub, vb;
-        body_vector(m, d, w, bb, m->cut_up_b + 3 * k, want, &ub);
-        cross_on_body(&ab, &ub, want, &vb);
-        vector_row(m, d, r0 + 3, want, &aa, &ub);
-        vector_row(m, d, r0 + 4, want, &aa, &vb);
-      }
-    } else {
-      // translational: B's point on A's line (u_A . d = 0, (a_A x u_A) . d = 0), a_B parallel
-      // to a_A (a_A . u_B = 0, a_A . (a_B x u_B) = 0) and no turn about it ((a_A x u_A) . u_B)
-      kin3 ua, ub, va, vb;
-      body_vector(m, d, w, ba, m->cut_up_a + 3 * k, want, &ua);
-      body_vector(m, d, w, bb, m->cut_up_b + 3 * k, want, &ub);
-      cross_on_body(&aa, &ua, want, &va);
-      cross_on_body(&ab, &ub, want, &vb);
-      point_row(m, d, r0, want, &ua, &xa, &xb);
-      point_row(m, d, r0 + 1, want, &va, &xa, &xb);
-      vector_row(m, d, r0 + 2, want, &aa, &ub);
-      vector_row(m, d, r0 + 3, want, &aa, &vb);
-      vector_row(m, d, r0 + 4, want, &va, &ub);
+  if (m->planar) {
+    // translational (the others took planar_coincidence): p_A = n x a_A lies in the plane
+    // across A's line; A turns about n, so p_A is fixed on A. B's point stays on the line
+    // (p_A . d = 0) and B's axis along it (p_A . a_B = 0).
+    kin3 nn;
+    const_vector(m->plane_normal, &nn);
+    cross_on_body(&aa, &nn, want, &c);  // a_A x n, then flip to n x a_A
+    hy_v3_scale(c.p, c.p, -1.0);
+    if (want & WANT_BIAS) {
+      hy_v3_scale(c.v, c.v, -1.0);
+      hy_v3_scale(c.dd, c.dd, -1.0);
     }
+    point_row(m, d, r0, want, &c, &xa, &xb);
+    vector_row(m, d, r0 + 1, want, &c, &ab);
+  } else if (type == HY_CUT_SPHERICAL || type == HY_CUT_REVOLUTE) {
+    // points coincide: Phi = x_B - x_A (3 equations)
+    for (int i = 0; i < 3; i++) {
+      const_vector(ex[i], &c);
+      point_row(m, d, r0 + i, want, &c, &xa, &xb);
+    }
+    if (type == HY_CUT_REVOLUTE) {
+      // a_B parallel to a_A: a_A is perpendicular to u_B and to a_B x u_B, both fixed on B
+      kin3 ub, vb;
+      body_vector(m, d, w, bb, m->cut_up_b + 3 * k, want, &ub);
+      cross_on_body(&ab, &ub, want, &vb);
+      vector_row(m, d, r0 + 3, want, &aa, &ub);
+      vector_row(m, d, r0 + 4, want, &aa, &vb);
+    }
+  } else {
+    // translational: B's point on A's line (u_A . d = 0, (a_A x u_A) . d = 0), a_B parallel
+    // to a_A (a_A . u_B = 0, a_A . (a_B x u_B) = 0) and no turn about it ((a_A x u_A) . u_B)
+    kin3 ua, ub, va, vb;
+    body_vector(m, d, w, ba, m->cut_up_a + 3 * k, want, &ua);
+    body_vector(m, d, w, bb, m->cut_up_b + 3 * k, want, &ub);
+    cross_on_body(&aa, &ua, want, &va);
+    cross_on_body(&ab, &ub, want, &vb);
+    point_row(m, d, r0, want, &ua, &xa, &xb);
+    point_row(m, d, r0 + 1, want, &va, &xa, &xb);
+    vector_row(m, d, r0 + 2, want, &aa, &ub);
+    vector_row(m, d, r0 + 3, want, &aa, &vb);
+    vector_row(m, d, r0 + 4, want, &va, &ub);
+  }
+  double viol = 0;
+  if (want & WANT_ROWS) {
     for (int r = r0; r < r0 + m->cut_neq[k]; r++) viol = fmax(viol, fabs(d->phi[r]));
   }
+  return viol;
+}
+
+// Always inlined with `want`, xy and chain constants: each entry point gets the code of its
+// stage only, and planar models a loop that keeps the general cuts out of line.
+static HY_ALWAYS_INLINE void constraints_planar(const hy_model* m, hy_data* d, hy_mech_work* w,
+                                                int want, int xy, int chain) {
+  double viol = 0;
+  for (int k = 0; k < m->sizes.ncut; k++) {
+    const int r0 = m->cut_eqadr[k];
+    if (m->cut_type[k] == HY_CUT_TRANSLATIONAL) {
+      viol = fmax(viol, cut_general(m, d, w, want, k));
+      continue;
+    }
+    planar_coincidence(m, d, w, want, r0, m->cut_mrk_a[k], m->cut_mrk_b[k], xy, chain);
+    if (want & WANT_ROWS) {
+      // fmax without the call: the rows are finite or NaN, and NaN leaves viol alone there too
+      const double a0 = fabs(d->phi[r0]), a1 = fabs(d->phi[r0 + 1]);
+      if (a0 > viol) viol = a0;
+      if (a1 > viol) viol = a1;
+    }
+  }
+  if (want & WANT_ROWS) d->violation = viol;
+}
+
+static HY_ALWAYS_INLINE void constraints(const hy_model* m, hy_data* d, hy_mech_work* w, int want) {
+  if (m->planar) {
+    if (!m->plane_xy[0]) {
+      constraints_planar(m, d, w, want, 0, 0);
+    } else if (w->chain) {
+      constraints_planar(m, d, w, want, 1, 1);
+    } else {
+      constraints_planar(m, d, w, want, 1, 0);
+    }
+    return;
+  }
+  double viol = 0;
+  for (int k = 0; k < m->sizes.ncut; k++) viol = fmax(viol, cut_general(m, d, w, want, k));
   if (want & WANT_ROWS) d->violation = viol;
 }
 

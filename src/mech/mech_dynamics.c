@@ -211,8 +211,11 @@ static HY_ALWAYS_INLINE double inertia_about_normal(const hy_model* m, int j) {
 double hy_mech_inertia_about_normal(const hy_model* m, int j) { return inertia_about_normal(m, j); }
 
 // The plane's unit vectors, copied so that stores into the data cannot be taken to change them.
-// On the x-y plane e1 = x, e2 = +-y and n = +-z (model_compile.c, any_perpendicular), and the
-// components of a vector along them are single products, equal to the dot products.
+// On the x-y plane e1 = x, e2 = s y and n = e1 x e2 = s z with s = +-1 (model_compile.c,
+// any_perpendicular). There the planar triples are taken in raw components, (v_x, v_y, w_z)
+// instead of (v_x, s v_y, s w_z): M' and Q' are sums of products of two triples, every term
+// a product of two components that both carry s or neither, and IEEE products change sign
+// exactly, so the raw components give the same M' and Q' bit for bit without the products by s.
 typedef struct plane_axes {
   double e1[3], e2[3], n[3];
 } plane_axes;
@@ -226,31 +229,54 @@ static HY_ALWAYS_INLINE double along_e1(const plane_axes* ax, const double v[3],
   return xy ? v[0] : hy_v3_dot(ax->e1, v);
 }
 static HY_ALWAYS_INLINE double along_e2(const plane_axes* ax, const double v[3], int xy) {
-  return xy ? ax->e2[1] * v[1] : hy_v3_dot(ax->e2, v);
+  return xy ? v[1] : hy_v3_dot(ax->e2, v);
 }
 static HY_ALWAYS_INLINE double along_n(const plane_axes* ax, const double v[3], int xy) {
-  return xy ? ax->n[2] * v[2] : hy_v3_dot(ax->n, v);
+  return xy ? v[2] : hy_v3_dot(ax->n, v);
 }
 
-// Adds F along the direction of force element k, applied at marker mk, to a planar load f
-// (applied_wrench in the plane: a force (f1, f2) at x adds its moment x1 f2 - x2 f1 about n).
-static HY_ALWAYS_INLINE void add_planar_force(const plane_axes* ax, const hy_data* d, double* f,
-                                              int k, int mk, double F, int xy) {
-  const double* dir = d->frc_dir + 3 * k;
+// Adds what applied item `item` (numbered as in applied_wrench), at marker mk, puts on its body
+// to a planar load f: a force (f1, f2) at x adds its moment x1 f2 - x2 f1 about n. Needs
+// eval_loads.
+static HY_ALWAYS_INLINE void add_planar_item(const hy_model* m, const hy_data* d,
+                                             const hy_mech_work* w, const plane_axes* ax,
+                                             int item, int mk, double f[3], int xy) {
+  const int nload = m->sizes.nload;
   const double* x = d->mrk_pos + 3 * mk;
-  if (xy) {
-    // of F dir and x x F dir only these components count
-    const double w0 = dir[0] * F, w1 = dir[1] * F;
-    f[0] += w0;
-    f[1] += ax->e2[1] * w1;
-    f[2] += ax->n[2] * (x[0] * w1 - x[1] * w0);
+  double wr[3];
+  if (item >= nload) {
+    const int k = (item - nload) >> 1;
+    const double F = (item - nload) & 1 ? -d->frc_force[k] : d->frc_force[k];
+    const double* dir = d->frc_dir + 3 * k;
+    wr[0] = dir[0] * F;
+    wr[1] = dir[1] * F;
+    wr[2] = dir[2] * F;
+  } else if (m->load_type[item] == HY_LOAD_FORCE) {
+    hy_v3_copy(wr, w->load_val + 3 * item);
   } else {
-    double wr[6];
-    hy_v3_scale(wr, dir, F);
-    hy_v3_cross(wr + 3, x, wr);
+    f[2] += along_n(ax, w->load_val + 3 * item, xy);
+    return;
+  }
+  if (xy) {
+    // of wr and x x wr only these components count
+    f[0] += wr[0];
+    f[1] += wr[1];
+    f[2] += x[0] * wr[1] - x[1] * wr[0];
+  } else {
+    double xw[3];
+    hy_v3_cross(xw, x, wr);
     f[0] += along_e1(ax, wr, xy);
     f[1] += along_e2(ax, wr, xy);
-    f[2] += along_n(ax, wr + 3, xy);
+    f[2] += along_n(ax, xw, xy);
+  }
+}
+
+// The applied items on body j, summed in their order onto f.
+static HY_ALWAYS_INLINE void add_body_items(const hy_model* m, const hy_data* d,
+                                            const hy_mech_work* w, const plane_axes* ax, int j,
+                                            double f[3], int xy) {
+  for (int q = w->app_adr[j]; q < w->app_adr[j + 1]; q++) {
+    add_planar_item(m, d, w, ax, w->app_item[q], w->app_mrk[q], f, xy);
   }
 }
 
@@ -288,38 +314,71 @@ static HY_ALWAYS_INLINE void body_record(const hy_model* m, const hy_data* d, co
   r[PLANAR_B + 2] = along_n(ax, b + 3, xy);
 }
 
-// Adds the loads, then both ends of each force element, to the load slots of the records
-// (applied_wrench, in the plane).
-static HY_ALWAYS_INLINE void add_applied(const hy_model* m, const hy_data* d, const hy_mech_work* w,
-                                         const plane_axes* ax, double* rec, int xy) {
-  const int* mrk_body = m->mrk_body;
-  for (int k = 0; k < m->sizes.nload; k++) {
-    const int mk = m->load_mrk[k];
-    const int bk = mrk_body[mk];
-    if (bk < 0) continue;
-    const double* val = w->load_val + 3 * k;
-    double* f = rec + PLANAR_SIZE * bk + PLANAR_LOAD;
-    if (m->load_type[k] == HY_LOAD_FORCE) {
-      double wr[6];
-      hy_v3_copy(wr, val);
-      hy_v3_cross(wr + 3, d->mrk_pos + 3 * mk, wr);
-      f[0] += along_e1(ax, wr, xy);
-      f[1] += along_e2(ax, wr, xy);
-      f[2] += along_n(ax, wr + 3, xy);
+// Unrolls the loop after it completely when its trip count is a constant up to 8: GCC does not
+// by itself when the body holds a loop (the applied items).
+#if defined(__GNUC__)
+#define HY_MECH_UNROLL_8 _Pragma("GCC unroll 8")
+#else
+#define HY_MECH_UNROLL_8
+#endif
+
+// dynamics_planar on a chain (w->chain) of nb bodies: body i hangs from i - 1 and owns
+// coordinate i, so one pass from the leaf to the root, with the subtree below in hand, gives
+// row i of M' and Q'_i, and the ancestors of i are i - 1, ..., 0. A sized kernel (HY_SIZED): with
+// nb a constant the passes unroll, and the records stay in registers.
+static HY_ALWAYS_INLINE void chain_planar_n(int nb, const hy_model* m, hy_data* d,
+                                            const hy_mech_work* w, const plane_axes* ax,
+                                            double grav1, double grav2, int xy) {
+  const double* jb = d->jnt_b;
+  double* restrict M = d->M;
+  double* restrict Q = d->Q;
+  // inertia (m, c1, c2, J) and load (f1, f2, moment) of the subtree below, in scalars
+  double m_b = 0, c1_b = 0, c2_b = 0, J_b = 0, f1_b = 0, f2_b = 0, n_b = 0;
+HY_MECH_UNROLL_8
+  for (int i = nb - 1; i >= 0; i--) {
+    double r[PLANAR_SIZE];
+    body_record(m, d, w, ax, grav1, grav2, i, xy, r);
+    if (w->app_adr[i] < w->app_adr[i + 1]) {
+      // the body's applied items, summed on their own as in the tree path
+      double f[3] = {0, 0, 0};
+      add_body_items(m, d, w, ax, i, f, xy);
+      r[PLANAR_LOAD] += f[0];
+      r[PLANAR_LOAD + 1] += f[1];
+      r[PLANAR_LOAD + 2] += f[2];
+    }
+    if (i == nb - 1) {
+      // the leaf: its own record (0 + x is not x for x = -0, so the compiler keeps the sums)
+      m_b = r[PLANAR_INERTIA];
+      c1_b = r[PLANAR_INERTIA + 1];
+      c2_b = r[PLANAR_INERTIA + 2];
+      J_b = r[PLANAR_INERTIA + 3];
+      f1_b = r[PLANAR_LOAD];
+      f2_b = r[PLANAR_LOAD + 1];
+      n_b = r[PLANAR_LOAD + 2];
     } else {
-      f[2] += along_n(ax, val, xy);
+      m_b += r[PLANAR_INERTIA];
+      c1_b += r[PLANAR_INERTIA + 1];
+      c2_b += r[PLANAR_INERTIA + 2];
+      J_b += r[PLANAR_INERTIA + 3];
+      f1_b += r[PLANAR_LOAD];
+      f2_b += r[PLANAR_LOAD + 1];
+      n_b += r[PLANAR_LOAD + 2];
     }
-  }
-  for (int k = 0; k < m->sizes.nfrc; k++) {
-    const int bb = mrk_body[m->frc_mrk_b[k]], ba = mrk_body[m->frc_mrk_a[k]];
-    if (bb >= 0) {
-      add_planar_force(ax, d, rec + PLANAR_SIZE * bb + PLANAR_LOAD, k, m->frc_mrk_b[k],
-                       d->frc_force[k], xy);
+    const double b1 = r[PLANAR_B], b2 = r[PLANAR_B + 1], b3 = r[PLANAR_B + 2];
+    // planar_inertia_mulv
+    const double Mcb0 = m_b * b1 - c2_b * b3;
+    const double Mcb1 = m_b * b2 + c1_b * b3;
+    const double Mcb2 = c1_b * b2 - c2_b * b1 + J_b * b3;
+    double* row = M + (size_t)i * (size_t)nb;
+    row[i] = b1 * Mcb0 + b2 * Mcb1 + b3 * Mcb2;
+    for (int k = i - 1; k >= 0; k--) {
+      const double* b = jb + 6 * k;
+      const double v = along_e1(ax, b, xy) * Mcb0 + along_e2(ax, b, xy) * Mcb1 +
+                       along_n(ax, b + 3, xy) * Mcb2;
+      row[k] = v;
+      M[(size_t)k * (size_t)nb + (size_t)i] = v;
     }
-    if (ba >= 0) {
-      add_planar_force(ax, d, rec + PLANAR_SIZE * ba + PLANAR_LOAD, k, m->frc_mrk_a[k],
-                       -d->frc_force[k], xy);
-    }
+    Q[i] = b1 * f1_b + b2 * f2_b + b3 * n_b;
   }
 }
 
@@ -338,56 +397,18 @@ static HY_ALWAYS_INLINE void dynamics_planar(const hy_model* m, hy_data* d, hy_m
   double* restrict M = d->M;
   double* restrict Q = d->Q;
 
-  eval_loads(m, d->time, w->load_val);
+  if (m->sizes.nload > 0) eval_loads(m, d->time, w->load_val);
 
   if (w->chain) {
-    // body i hangs from i - 1 and owns coordinate i: one pass from the leaf to the root, with
-    // the subtree below in hand, and its ancestors are i - 1, ..., 0. The records only collect
-    // the applied loads.
-    for (int j = 0; j < nb; j++) {
-      double* f = rec + PLANAR_SIZE * j + PLANAR_LOAD;
-      f[0] = 0;
-      f[1] = 0;
-      f[2] = 0;
-    }
-    add_applied(m, d, w, &ax, rec, xy);
-    // inertia (m, c1, c2, J) and load (f1, f2, moment) of the subtree below, in scalars: a loop
-    // over 7 is not unrolled at -O2 and would go through memory
-    double m_b = 0, c1_b = 0, c2_b = 0, J_b = 0, f1_b = 0, f2_b = 0, n_b = 0;
-    for (int i = nb - 1; i >= 0; i--) {
-      double r[PLANAR_SIZE];
-      body_record(m, d, w, &ax, grav1, grav2, i, xy, r);
-      const double* f = rec + PLANAR_SIZE * i + PLANAR_LOAD;
-      m_b += r[PLANAR_INERTIA];
-      c1_b += r[PLANAR_INERTIA + 1];
-      c2_b += r[PLANAR_INERTIA + 2];
-      J_b += r[PLANAR_INERTIA + 3];
-      f1_b += r[PLANAR_LOAD] + f[0];
-      f2_b += r[PLANAR_LOAD + 1] + f[1];
-      n_b += r[PLANAR_LOAD + 2] + f[2];
-      const double b1 = r[PLANAR_B], b2 = r[PLANAR_B + 1], b3 = r[PLANAR_B + 2];
-      // planar_inertia_mulv
-      const double Mcb0 = m_b * b1 - c2_b * b3;
-      const double Mcb1 = m_b * b2 + c1_b * b3;
-      const double Mcb2 = c1_b * b2 - c2_b * b1 + J_b * b3;
-      double* row = M + (size_t)i * (size_t)nz;
-      row[i] = b1 * Mcb0 + b2 * Mcb1 + b3 * Mcb2;
-      for (int k = i - 1; k >= 0; k--) {
-        const double* b = d->jnt_b + 6 * k;
-        const double v = along_e1(&ax, b, xy) * Mcb0 + along_e2(&ax, b, xy) * Mcb1 +
-                         along_n(&ax, b + 3, xy) * Mcb2;
-        row[k] = v;
-        M[(size_t)k * (size_t)nz + (size_t)i] = v;
-      }
-      Q[i] = b1 * f1_b + b2 * f2_b + b3 * n_b;
-    }
+    HY_SIZED(nb, chain_planar_n, m, d, w, &ax, grav1, grav2, xy);
     return;
   }
 
   for (int j = 0; j < nb; j++) {
-    body_record(m, d, w, &ax, grav1, grav2, j, xy, rec + PLANAR_SIZE * j);
+    double* r = rec + PLANAR_SIZE * j;
+    body_record(m, d, w, &ax, grav1, grav2, j, xy, r);
+    add_body_items(m, d, w, &ax, j, r + PLANAR_LOAD, xy);
   }
-  add_applied(m, d, w, &ax, rec, xy);
 
   // from the leaves to the root: a record is complete when its turn comes, since descendants
   // have larger indices; then M'_ik = b_i^T Mc_i b_k for i and its ancestors k, Q'_i = b_i^T Qc_i
@@ -448,44 +469,51 @@ hy_status hy_mech_accelerations(const hy_model* m, hy_data* d, hy_mech_work* w) 
 }
 
 // Planar models: omega = om n, and omega_body = A^T n om with A^T n constant, so the rotational
-// part is om^2 J_nn / 2 (inertia_about_normal). Always inlined with xy a constant: on the
-// x-y plane omega and the centre-of-mass velocity have only the components used here (see
-// dynamics_planar).
+// part is om^2 J_nn / 2 with J_nn of inertia_about_normal (or w->body_Jn). Adds body j's energies
+// to kin and pot. Always inlined with xy a constant: on the x-y plane omega and the
+// centre-of-mass velocity have only the components used here (see dynamics_planar).
+static HY_ALWAYS_INLINE void body_energy_planar(const hy_model* m, const hy_data* d, int j,
+                                                double Jnn, double* kin, double* pot, int xy) {
+  const double mass = m->body_mass[j];
+  const double* g = d->body_com + 3 * j;
+  const double* Z = d->body_Z + 6 * j;
+  double v2, om;
+  if (xy) {
+    om = Z[5];
+    const double gd0 = Z[0] - om * g[1], gd1 = Z[1] + om * g[0];
+    v2 = gd0 * gd0 + gd1 * gd1;
+  } else {
+    double gd[3];
+    om = hy_v3_dot(m->plane_normal, Z + 3);
+    hy_v3_cross(gd, Z + 3, g);
+    hy_v3_add(gd, gd, Z);
+    v2 = hy_v3_dot(gd, gd);
+  }
+  *kin += 0.5 * (mass * v2 + om * om * Jnn);
+  *pot -= mass * hy_v3_dot(m->opt.gravity, g);
+}
+
 static HY_ALWAYS_INLINE void energy_planar(const hy_model* m, hy_data* d, int xy) {
-  const double* grav = m->opt.gravity;
-  const double* n = m->plane_normal;
   double kin = 0, pot = 0;
   for (int j = 0; j < m->sizes.nbody; j++) {
-    const double mass = m->body_mass[j];
-    const double* g = d->body_com + 3 * j;
-    const double* Z = d->body_Z + 6 * j;
-    double gd[3], om;
-    if (xy) {
-      om = Z[5];
-      gd[0] = Z[0] - om * g[1];
-      gd[1] = Z[1] + om * g[0];
-      gd[2] = 0;
-    } else {
-      om = hy_v3_dot(n, Z + 3);
-      hy_v3_cross(gd, Z + 3, g);
-      hy_v3_add(gd, gd, Z);
-    }
-    kin += 0.5 * (mass * hy_v3_dot(gd, gd) + om * om * inertia_about_normal(m, j));
-    pot -= mass * hy_v3_dot(grav, g);
+    body_energy_planar(m, d, j, inertia_about_normal(m, j), &kin, &pot, xy);
   }
   d->energy_kin = kin;
   d->energy_pot = pot;
 }
 
-void hy_mech_energy(const hy_model* m, hy_data* d) {
-  if (m->planar) {
-    if (m->plane_xy[0]) {
-      energy_planar(m, d, 1);
-    } else {
-      energy_planar(m, d, 0);
-    }
-    return;
-  }
+// energy_planar with the inertias of w->body_Jn, as a sized kernel (HY_SIZED): with nb a
+// constant the loop unrolls.
+static HY_ALWAYS_INLINE void energy_planar_work_n(int nb, const hy_model* m, hy_data* d,
+                                                  const hy_mech_work* w, int xy) {
+  const double* Jn = w->body_Jn;
+  double kin = 0, pot = 0;
+  for (int j = 0; j < nb; j++) body_energy_planar(m, d, j, Jn[j], &kin, &pot, xy);
+  d->energy_kin = kin;
+  d->energy_pot = pot;
+}
+
+static void energy_general(const hy_model* m, hy_data* d) {
   double kin = 0, pot = 0;
   for (int j = 0; j < m->sizes.nbody; j++) {
     const double mass = m->body_mass[j];
@@ -503,6 +531,26 @@ void hy_mech_energy(const hy_model* m, hy_data* d) {
   }
   d->energy_kin = kin;
   d->energy_pot = pot;
+}
+
+void hy_mech_energy(const hy_model* m, hy_data* d) {
+  if (!m->planar) {
+    energy_general(m, d);
+  } else if (m->plane_xy[0]) {
+    energy_planar(m, d, 1);
+  } else {
+    energy_planar(m, d, 0);
+  }
+}
+
+void hy_mech_energy_with_work(const hy_model* m, hy_data* d, const hy_mech_work* w) {
+  if (!m->planar) {
+    energy_general(m, d);
+  } else if (m->plane_xy[0]) {
+    HY_SIZED(m->sizes.nbody, energy_planar_work_n, m, d, w, 1);
+  } else {
+    energy_planar_work_n(m->sizes.nbody, m, d, w, 0);
+  }
 }
 
 double hy_mech_load_power(const hy_model* m, const hy_data* d, const hy_mech_work* w) {

@@ -8,11 +8,51 @@
 #include "core/core.h"
 #include "mech/mech.h"
 
+// The items the loads and force elements apply to bodies: each load, and both ends of each force
+// element (see mech_dynamics.c, applied_wrench).
+static size_t applied_items(const hy_model* m) {
+  return (size_t)m->sizes.nload + 2 * (size_t)m->sizes.nfrc;
+}
+
 size_t hy_mech_work_size(const hy_model* m) {
   const size_t nb = (size_t)m->sizes.nbody, nz = (size_t)m->sizes.nz;
-  // the last nb doubles per body hold body_kind, an int each
+  // a double for each int too: body_kind (nb), app_adr (nb + 1), app_item and app_mrk
   return nb * (2 * HY_MECH_INERTIA_SIZE + 6 + 6 + 6 + 3 + 3 + 1 + 1) + nz * nz +
-         3 * (size_t)m->sizes.nload;
+         3 * (size_t)m->sizes.nload + nb + 1 + 2 * applied_items(m);
+}
+
+// app_adr, app_item and app_mrk: the applied items sorted by body (a counting sort, which keeps
+// each body's items in the order the 3-D path applies them, and so the sums of its loads).
+static void bind_applied(const hy_model* m, hy_mech_work* w) {
+  const int nb = m->sizes.nbody, nload = m->sizes.nload, nitem = (int)applied_items(m);
+  for (int j = 0; j <= nb; j++) w->app_adr[j] = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    for (int item = 0; item < nitem; item++) {
+      int mk;
+      if (item < nload) {
+        mk = m->load_mrk[item];
+      } else {
+        const int k = (item - nload) / 2;
+        mk = (item - nload) % 2 == 0 ? m->frc_mrk_b[k] : m->frc_mrk_a[k];
+      }
+      const int body = m->mrk_body[mk];
+      if (body < 0) continue;
+      if (pass == 0) {
+        w->app_adr[body + 1]++;
+      } else {
+        const int q = w->app_adr[body]++;
+        w->app_item[q] = item;
+        w->app_mrk[q] = mk;
+      }
+    }
+    // pass 0: counts into starts; pass 1 advanced each start to the next body's
+    if (pass == 0) {
+      for (int j = 0; j < nb; j++) w->app_adr[j + 1] += w->app_adr[j];
+    } else {
+      for (int j = nb; j > 0; j--) w->app_adr[j] = w->app_adr[j - 1];
+      w->app_adr[0] = 0;
+    }
+  }
 }
 
 void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf) {
@@ -37,7 +77,14 @@ void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf) {
   buf += nb;
   w->body_kind = (int*)buf;
   buf += nb;
+  w->app_adr = (int*)buf;
+  buf += nb + 1;
+  w->app_item = (int*)buf;
+  buf += applied_items(m);
+  w->app_mrk = (int*)buf;
+  buf += applied_items(m);
   w->load_val = buf;
+  bind_applied(m, w);
   hy_mech_forget_turns(m, w);
   for (int j = 0; j < m->sizes.nbody; j++) {
     w->body_Jn[j] = m->planar ? hy_mech_inertia_about_normal(m, j) : NAN;
@@ -55,6 +102,7 @@ void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf) {
   for (int j = 0; j < m->sizes.nbody; j++) {
     if (m->body_parent[j] != j - 1 || m->jnt_zadr[j] != j) w->chain = 0;
   }
+  if (m->sizes.nz != m->sizes.nbody) w->chain = 0;
   // the x-y paths take every z component of a position for a constant: no slide along z (a
   // prismatic axis off the plane by round-off takes the other planar path)
   w->xy_fast = m->planar && m->plane_xy[0];

@@ -45,7 +45,7 @@ void random_tilted_normal(unsigned* st, double n[3]) {
   } while (fabs(n[0]) < 0.3 || fabs(n[1]) < 0.3 || fabs(n[2]) < 0.3);
 }
 
-hy_model* random_planar_tree(unsigned seed, int nbody, const double n[3]) {
+static hy_model* random_planar(unsigned seed, int nbody, const double n[3], int chain) {
   unsigned st = seed;
   hy_spec* s;
   ck_assert_int_eq(hy_spec_create(&s), HY_OK);
@@ -69,7 +69,7 @@ hy_model* random_planar_tree(unsigned seed, int nbody, const double n[3]) {
     // bodies 0 (revolute: its axis is the plane normal the compiler takes) and 1 (prismatic)
     // hang from ground, the others from random earlier bodies
     int parent = i <= 1 ? -1 : (int)random_uniform(&st, -1.5, (double)i);
-    if (parent >= i) parent = i - 1;
+    if (parent >= i || chain) parent = i - 1;
     if (parent >= 0) snprintf(j.parent, sizeof j.parent, "b%d", parent);
     j.type = (i % 4 == 1 || i == 2) ? HY_JOINT_PRISMATIC : HY_JOINT_REVOLUTE;
     double dir[3];  // the joint axis in the inertial frame at z = 0
@@ -141,4 +141,12 @@ hy_model* random_planar_tree(unsigned seed, int nbody, const double n[3]) {
   ck_assert_msg(stc == HY_OK, "compile: %s", err.msg);
   hy_spec_free(s);
   return m;
+}
+
+hy_model* random_planar_tree(unsigned seed, int nbody, const double n[3]) {
+  return random_planar(seed, nbody, n, 0);
+}
+
+hy_model* random_planar_chain(unsigned seed, int nbody, const double n[3]) {
+  return random_planar(seed, nbody, n, 1);
 }

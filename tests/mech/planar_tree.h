@@ -25,5 +25,8 @@ void random_tilted_normal(unsigned* state, double n[3]);
 // markers (one on ground). The compiler takes the plane normal from joint 0, which turns about
 // +n or -n (by the seed).
 hy_model* random_planar_tree(unsigned seed, int nbody, const double n[3]);
+// The same with body i hanging from body i - 1 (body 0 from ground): a chain, which the planar
+// dynamics and constraints take a path of their own for (hy_mech_work.chain).
+hy_model* random_planar_chain(unsigned seed, int nbody, const double n[3]);
 
 #endif  // HYDYN_TESTS_MECH_PLANAR_TREE_H_

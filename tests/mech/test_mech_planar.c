@@ -103,6 +103,15 @@ static double compare_paths(const hy_model* m, unsigned seed, int nstate) {
                   "%s, state %d: energies %.17g, %.17g, by the 3-D formulas %.17g, %.17g", m->name,
                   s, d->energy_kin, d->energy_pot, kin, pot);
 
+    // the same with the work's inertias about the normal
+    const double kin1 = d->energy_kin, pot1 = d->energy_pot;
+    d->energy_kin = d->energy_pot = NAN;
+    hy_mech_energy_with_work(m, d, &w->mech);
+    ck_assert_msg(fabs(d->energy_kin - kin1) <= 1e-14 * kin1 &&
+                      fabs(d->energy_pot - pot1) <= 1e-14 * (fabs(pot1) + kin1),
+                  "%s, state %d: energies with the work %.17g, %.17g, without %.17g, %.17g",
+                  m->name, s, d->energy_kin, d->energy_pot, kin1, pot1);
+
     double M[MAXZ * MAXZ], Q[MAXZ], loads[3 * 8];
     ck_assert_int_le(m->sizes.nload, 8);
     hy_mech_dynamics(m, d, &w->mech);
@@ -172,12 +181,33 @@ START_TEST(random_planar_trees_match_3d_path) {
 }
 END_TEST
 
+// Chains (hy_mech_work.chain) of 2 to 10 bodies, on the x-y plane and on tilted planes: the
+// sized copies of the chain path (up to 8 bodies) and the one of any length.
+START_TEST(random_planar_chains_match_3d_path) {
+  double worst = 0;
+  for (unsigned seed = 1; seed <= 9; seed++) {
+    unsigned st = seed * 613u;
+    double n[3] = {0, 0, seed % 2 ? 1.0 : -1.0};
+    if (seed % 3 == 0) random_tilted_normal(&st, n);
+    hy_model* m = random_planar_chain(seed, 1 + (int)seed, n);
+    ck_assert_int_eq(m->plane_xy[0], seed % 3 != 0);
+    hy_data* d = hy_test_make(m);
+    ck_assert_int_eq(((hy_work*)d->work_)->mech.chain, 1);
+    hy_data_free(d);
+    worst = fmax(worst, compare_paths(m, seed * 37u, 5));
+    hy_model_free(m);
+  }
+  printf("planar vs 3-D dynamics, random planar chains: max relative difference %.2g\n", worst);
+}
+END_TEST
+
 Suite* mech_planar_suite(void) {
   Suite* s = suite_create("mech_planar");
   TCase* tc = tcase_create("planar");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, benchmarks_match_3d_path);
   tcase_add_test(tc, random_planar_trees_match_3d_path);
+  tcase_add_test(tc, random_planar_chains_match_3d_path);
   suite_add_tcase(s, tc);
   return s;
 }
