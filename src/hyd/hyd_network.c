@@ -3,6 +3,7 @@
 // their exact partial derivatives for the monolithic Newton tangent (seed 000 Sect. 4).
 #include <string.h>
 
+#include "core/core.h"
 #include "hyd/hyd_impl.h"
 
 //----- work arrays -----------------------------------------------------------------------------
@@ -40,13 +41,12 @@ static inline double source_pressure(const hy_model* m, int i, double t) {
   return sig >= 0 ? m->src_p[i] * hy_signal_eval(m, sig, t) : m->src_p[i];
 }
 
-static inline double node_pressure(const hy_model* m, const double* p, double t, int k) {
-  const int nv = m->sizes.nvol;
+static inline double node_pressure(int nv, const hy_model* m, const double* p, double t, int k) {
   return k < nv ? p[k] : source_pressure(m, k - nv, t);
 }
 
 double hy_hyd_node_pressure(const hy_model* m, const hy_data* d, int k) {
-  return node_pressure(m, d->p, d->time, k);
+  return node_pressure(m->sizes.nvol, m, d->p, d->time, k);
 }
 
 // Laminar law of an element whose nodes are `nodes` (at least one is a volume; compilation
@@ -90,9 +90,9 @@ static inline double path_flow(const hy_model* m, const int* nodes, int n, doubl
 // The evaluation, inlined twice by hy_hyd_evaluate: once with hw == NULL, where the compiler then
 // drops every slope and tangent update (the residual without a fresh tangent and the outputs at
 // the end of a step, about two calls in three), and once with hw.
-static inline __attribute__((always_inline)) void evaluate(const hy_model* m, hy_data* d,
+static inline __attribute__((always_inline)) void evaluate(int nv, const hy_model* m, hy_data* d,
                                                            hy_hyd_work* hw) {
-  const int nv = m->sizes.nvol, nc = m->sizes.ncyl, no = m->sizes.norf, nl = m->sizes.nvlv;
+  const int nc = m->sizes.ncyl, no = m->sizes.norf, nl = m->sizes.nvlv;
   const int npv = m->sizes.npvl;
   const double t = d->time;
   const double* p = d->p;
@@ -122,7 +122,7 @@ static inline __attribute__((always_inline)) void evaluate(const hy_model* m, hy
   // throttles, seed 000 Eq. 24 (laminar below dp_lim)
   for (int i = 0; i < no; i++) {
     const int* nd = m->orf_node + 2 * i;
-    const double dp = node_pressure(m, p, t, nd[0]) - node_pressure(m, p, t, nd[1]);
+    const double dp = node_pressure(nv, m, p, t, nd[0]) - node_pressure(nv, m, p, t, nd[1]);
     const double q = path_flow(m, nd, 2, m->orf_cv[i], dp, m->orf_dp_lim[i], dq_out);
     d->orf_q[i] = q;
     add_flow(nv, S, J, nd[0], nd[1], q, dq);
@@ -131,7 +131,7 @@ static inline __attribute__((always_inline)) void evaluate(const hy_model* m, hy
   // check and relief valves: the throttle's law scaled by an opening that follows dp
   for (int i = 0; i < npv; i++) {
     const int* nd = m->pvl_node + 2 * i;
-    const double dp = node_pressure(m, p, t, nd[0]) - node_pressure(m, p, t, nd[1]);
+    const double dp = node_pressure(nv, m, p, t, nd[0]) - node_pressure(nv, m, p, t, nd[1]);
     const double q =
         hy_hyd_pressure_valve_flow(m->pvl_cv[i], dp, m->pvl_p_crack[i], m->pvl_p_open[i],
                                    m->pvl_dp_lim[i], laminar_of(m, nd, 2), dq_out);
@@ -156,10 +156,10 @@ static inline __attribute__((always_inline)) void evaluate(const hy_model* m, hy
     // the open paths: P->A and B->T into slots 0, 1, or P->B and A->T into slots 2, 3
     const int P = nd[0], T = nd[1], to = U > 0 ? nd[2] : nd[3], from = U > 0 ? nd[3] : nd[2];
     double* q_open = U > 0 ? q : q + 2;
-    const double dp_in = node_pressure(m, p, t, P) - node_pressure(m, p, t, to);
+    const double dp_in = node_pressure(nv, m, p, t, P) - node_pressure(nv, m, p, t, to);
     q_open[0] = path_flow(m, nd, 4, coeff, dp_in, lim, dq_out);
     add_flow(nv, S, J, P, to, q_open[0], dq);
-    const double dp_out = node_pressure(m, p, t, from) - node_pressure(m, p, t, T);
+    const double dp_out = node_pressure(nv, m, p, t, from) - node_pressure(nv, m, p, t, T);
     q_open[1] = path_flow(m, nd, 4, coeff, dp_out, lim, dq_out);
     add_flow(nv, S, J, from, T, q_open[1], dq);
   }
@@ -187,11 +187,21 @@ static inline __attribute__((always_inline)) void evaluate(const hy_model* m, hy
   }
 }
 
+// Sized on the volumes as well (HY_SIZED, core.h): their loops run over 2-4 volumes on the seed
+// circuits.
+static void evaluate_with_derivatives(const hy_model* m, hy_data* d, hy_hyd_work* hw) {
+  HY_SIZED(m->sizes.nvol, evaluate, m, d, hw);
+}
+
+static void evaluate_values(const hy_model* m, hy_data* d) {
+  HY_SIZED(m->sizes.nvol, evaluate, m, d, (hy_hyd_work*)NULL);
+}
+
 void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw) {
   if (hw) {
-    evaluate(m, d, hw);
+    evaluate_with_derivatives(m, d, hw);
   } else {
-    evaluate(m, d, NULL);
+    evaluate_values(m, d);
   }
 }
 
