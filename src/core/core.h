@@ -25,6 +25,9 @@
 // completely. A step of the seed models works on 1-6 coordinates, 1-4 volumes and 2-8 Newton
 // unknowns, where the control of a loop of run-time length costs more than its arithmetic:
 // sized copies of the step's kernels take 18 % off four-bar A's cycle (docs/performance.md).
+// The largest size that HY_SIZED makes a constant: a sized kernel may hold a vector of up to
+// this length in a local array (registers, once unrolled) and fall back to work memory beyond.
+#define HY_SIZED_MAX 8
 #define HY_SIZED(n, f, ...)          \
   do {                               \
     switch (n) {                     \

@@ -11,9 +11,8 @@
 // The kernels below are sized (HY_SIZED, core.h) on the coordinates: nz is 3 on the seed
 // mechanisms, where loops of run-time length cost more than their arithmetic. The loops over
 // the independent coordinates are the outer ones, so that the unrolled loops over nz are inside
-// them and every sum keeps its order. A vector of up to LOCAL_MAX coordinates is held in a
+// them and every sum keeps its order. A vector of up to HY_SIZED_MAX coordinates is held in a
 // local array (registers, once unrolled), a longer one in fw->vec.
-#define LOCAL_MAX 8
 
 // Sets the independent coordinates to x and moves the dependent ones with them by R_z of the
 // last evaluation (Eq. 14 to first order), so that the loop closure starts within the square
@@ -23,8 +22,8 @@ static HY_ALWAYS_INLINE void set_independent_n(int nz, int nf, const double* res
                                                const int* restrict ind,
                                                const double* restrict x, double* restrict z,
                                                double* restrict dz, double* restrict scratch) {
-  double loc[LOCAL_MAX];
-  double* restrict s = nz <= LOCAL_MAX ? loc : scratch;
+  double loc[HY_SIZED_MAX];
+  double* restrict s = nz <= HY_SIZED_MAX ? loc : scratch;
   for (int i = 0; i < nz; i++) {
     s[i] = 0;
     if (dz) dz[i] = z[i];
@@ -74,8 +73,8 @@ static HY_ALWAYS_INLINE void mech_rows_n(int nz, int nf, double c2, double sc,
                                          double* restrict zdd, double* restrict f,
                                          double* restrict scratch) {
   accelerations_n(nz, nf, c2, x, fw, ind, zdd_i, zdd);
-  double loc[LOCAL_MAX];
-  double* restrict r = nz <= LOCAL_MAX ? loc : scratch;
+  double loc[HY_SIZED_MAX];
+  double* restrict r = nz <= HY_SIZED_MAX ? loc : scratch;
   for (int i = 0; i < nz; i++) {
     double s = -Q[i];
     for (int k = 0; k < nz; k++) s += M[i * nz + k] * zdd[k];
@@ -122,8 +121,8 @@ static HY_ALWAYS_INLINE void tangent_mech_n(int nz, int nf, int ncyl, const doub
                                             const double* restrict Rz,
                                             const double* restrict jac_s, double* restrict Am,
                                             double* restrict Js_r, double* restrict scratch) {
-  double loc[LOCAL_MAX];
-  double* restrict wr = nz <= LOCAL_MAX ? loc : scratch;
+  double loc[HY_SIZED_MAX];
+  double* restrict wr = nz <= HY_SIZED_MAX ? loc : scratch;
   for (int c = 0; c < nf; c++) {
     for (int i = 0; i < nz; i++) {
       double v = 0;

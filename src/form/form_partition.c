@@ -93,10 +93,9 @@ hy_status hy_form_select_initial_partition(const hy_model* m, hy_data* d, hy_for
 
 // The kernels below are sized (HY_SIZED, core.h) on the number r of dependent coordinates: 2 on
 // the seed mechanisms, where a call to hy_lu_solve and loops of run-time length cost more than
-// their arithmetic. A right-hand side of up to LOCAL_MAX entries is held in a local array, which
-// the unrolled loops keep in registers; a larger one goes to fw->vec, the only scratch that the
-// callers in form.c leave free (they keep d->zd in fw->vec2 around these calls).
-#define LOCAL_MAX 8
+// their arithmetic. A right-hand side of up to HY_SIZED_MAX entries is held in a local array,
+// which the unrolled loops keep in registers; a larger one goes to fw->vec, the only scratch
+// that the callers in form.c leave free (they keep d->zd in fw->vec2 around these calls).
 
 // Pd = the selected rows of Phi_z at the dependent columns, factored in place (hy_lu_factor_n,
 // core.h), with the block's largest entry found while it is gathered. The factorization runs at
@@ -152,8 +151,8 @@ static HY_ALWAYS_INLINE void closure_correction_n(int r, const double* restrict 
                                                   const double* restrict phi, double* restrict z,
                                                   double* restrict scratch,
                                                   double* restrict step) {
-  double loc[LOCAL_MAX];
-  double* restrict b = r <= LOCAL_MAX ? loc : scratch;
+  double loc[HY_SIZED_MAX];
+  double* restrict b = r <= HY_SIZED_MAX ? loc : scratch;
   for (int i = 0; i < r; i++) b[i] = -phi[rows[i]];
   hy_lu_solve_n(r, lu, piv, b);
   double s = 0;
@@ -197,8 +196,8 @@ static HY_ALWAYS_INLINE void close_velocities_n(int r, int nz, int f,
                                                 const double* restrict lu,
                                                 const int* restrict piv, double* restrict zd,
                                                 double* restrict scratch) {
-  double loc[LOCAL_MAX];
-  double* restrict b = r <= LOCAL_MAX ? loc : scratch;
+  double loc[HY_SIZED_MAX];
+  double* restrict b = r <= HY_SIZED_MAX ? loc : scratch;
   // the independent coordinates outermost: each of their velocities is loaded once, and the
   // sums over them keep their order
   for (int i = 0; i < r; i++) b[i] = 0;
@@ -240,8 +239,8 @@ static HY_ALWAYS_INLINE void velocity_transform_n(int r, int nz, int f,
   }
   if (r == 0) return;
   const int* restrict dep = part + f;
-  double loc[LOCAL_MAX];
-  double* restrict b = r <= LOCAL_MAX ? loc : scratch;
+  double loc[HY_SIZED_MAX];
+  double* restrict b = r <= HY_SIZED_MAX ? loc : scratch;
   for (int c = 0; c < f && with_rz; c++) {
     const int k = part[c];
     for (int i = 0; i < r; i++) b[i] = -phi_z[(size_t)rows[i] * (size_t)nz + k];
