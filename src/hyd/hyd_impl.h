@@ -6,6 +6,7 @@
 
 #include <math.h>
 
+#include "core/core.h"
 #include "hyd/hyd.h"
 
 // Pressure of node k: volume k's state d->p[k], or for k >= nvol the pressure of source
@@ -14,7 +15,8 @@ double hy_hyd_node_pressure(const hy_model* m, const hy_data* d, int k);
 
 // Oil bulk modulus of volume v's circuit at pressure p, and its slope dB/dp into *dB_dp
 // (0 for the constant law).
-static inline double hy_hyd_oil_modulus(const hy_model* m, int v, double p, double* dB_dp) {
+static HY_ALWAYS_INLINE double hy_hyd_oil_modulus(const hy_model* m, int v, double p,
+                                                  double* dB_dp) {
   const int c = m->vol_circ[v];
   if (m->circ_law[c] == HY_BULK_LINEAR) {
     *dB_dp = m->circ_law_k[c];
@@ -40,15 +42,15 @@ void hy_hyd_cylinder_partials(const hy_model* m, const hy_data* d, hy_hyd_work* 
 // much as the law; split so that the element's laminar law is looked up only when it matters.
 // Nullable: dq_ddp (the slope is then not computed).
 // Turbulent, |dp| >= dp_lim: Q = C sgn(dp) sqrt|dp| (seed 000 Eq. 24, Eq. 26 with C = C_vd U).
-static inline double hy_hyd_orifice_turbulent(double coeff, double dp, double* dq_ddp) {
+static HY_ALWAYS_INLINE double hy_hyd_orifice_turbulent(double coeff, double dp, double* dq_ddp) {
   const double r = sqrt(fabs(dp));
   if (dq_ddp) *dq_ddp = 0.5 * coeff / r;
   return dp < 0 ? -coeff * r : coeff * r;
 }
 
 // Laminar, |dp| < dp_lim.
-static inline double hy_hyd_orifice_laminar(double coeff, double dp, double dp_lim, hy_laminar law,
-                                            double* dq_ddp) {
+static HY_ALWAYS_INLINE double hy_hyd_orifice_laminar(double coeff, double dp, double dp_lim,
+                                                      hy_laminar law, double* dq_ddp) {
   const double rl = sqrt(dp_lim);
   if (law == HY_LAMINAR_LINEAR) {
     // seed 003 Eq. 6: Q = gamma_1 dp with gamma_1 = C sqrt(dp_lim) / dp_lim, continuous in value
@@ -62,6 +64,103 @@ static inline double hy_hyd_orifice_laminar(double coeff, double dp, double dp_l
   const double x = dp / dp_lim;
   if (dq_ddp) *dq_ddp = coeff * (5.0 - 3.0 * x * x) / (4.0 * rl);
   return coeff * rl * x * (5.0 - x * x) / 4.0;
+}
+
+//----- cylinders (seed 000 Eqs. 28-29 and 42-44 with the README's physical chamber convention,
+// seed 001 Eqs. 33-34, seed 003 Eqs. 72-73) ---------------------------------------------------
+// Inline so that the evaluation can take the usual single cylinder without a call; hyd_cylinder.c
+// wraps them for the loops over several.
+
+// Chamber lengths and force of cylinder c: what the evaluation needs besides the flows, and all
+// that the end of a step needs.
+static HY_ALWAYS_INLINE void hy_hyd_cylinder_force(const hy_model* m, hy_data* d, hy_hyd_work* hw,
+                                                   int c) {
+  const int f = m->cyl_frc[c], va = m->cyl_vol_a[c], vb = m->cyl_vol_b[c];
+  const double Aa = m->cyl_area_a[c], Ab = m->cyl_area_b[c];
+  const double sd = d->frc_rate[f];
+  // seed 003 Eq. 73 (the seeds README correction of seed 000 Eq. 43): the piston-side chamber
+  // grows with the actuator length, len_a = |s| - dead length, len_b = stroke - len_a
+  const double len_a = d->frc_len[f] - m->cyl_dead[c];
+  const double len_b = m->cyl_stroke[c] - len_a;
+  d->cyl_len_a[c] = len_a;
+  d->cyl_len_b[c] = len_b;
+  // seed 000 Eq. 29 / seed 003 Eq. 7: F = p_a A_a - p_b A_b (friction F_mu = 0 for now)
+  const double F_hyd = d->p[va] * Aa - d->p[vb] * Ab;
+  // seed 001 Eq. 33: viscous term -c s_dot
+  const double F_visc = -m->cyl_visc[c] * sd;
+  // seed 001 Eq. 34 with the repelling sign: the printed F_d, subtracted in Eq. 33, would push
+  // the piston further into the end it touches and feed energy in through c_d. Here the
+  // damper pushes out of the piston-side end (len_a < l_d) and in from the rod-side end
+  // (len_b < l_d), and its damping opposes s_dot.
+  const double ld = m->cyl_ld[c];
+  double F_damp = 0, dFd_ds = 0, dFd_dsd = 0;
+  if (ld > 0 && (len_a < ld || len_b < ld)) {
+    const double kd = m->cyl_kd[c], cd = m->cyl_cd[c];
+    if (len_a < ld) {
+      F_damp = kd * (ld - len_a) - cd * sd;  // d len_a/ds = 1
+    } else {
+      F_damp = -kd * (ld - len_b) - cd * sd;  // d len_b/ds = -1
+    }
+    dFd_ds = -kd;
+    dFd_dsd = -cd;
+  }
+  d->cyl_F_hyd[c] = F_hyd;
+  d->cyl_F_visc[c] = F_visc;
+  d->cyl_F_damp[c] = F_damp;
+  d->frc_force[f] = F_hyd + F_visc + F_damp;
+  if (hw) {
+    const int nv = m->sizes.nvol;
+    hw->dF_dp[c * nv + va] = Aa;
+    hw->dF_dp[c * nv + vb] = -Ab;
+    hw->dF_ds[c] = dFd_ds;
+    hw->dF_dsd[c] = -m->cyl_visc[c] + dFd_dsd;
+  }
+}
+
+// hy_hyd_cylinder, inline.
+static HY_ALWAYS_INLINE void hy_hyd_cylinder_inline(const hy_model* m, hy_data* d, hy_hyd_work* hw,
+                                                    int c) {
+  hy_hyd_cylinder_force(m, d, hw, c);
+  const int f = m->cyl_frc[c], va = m->cyl_vol_a[c], vb = m->cyl_vol_b[c];
+  const double Aa = m->cyl_area_a[c], Ab = m->cyl_area_b[c];
+  const double sd = d->frc_rate[f];
+  // seed 000 Eq. 42: V = V_hose + A l; Eq. 23: the chamber is a subvolume of modulus B_cyl.
+  // Outside the stroke a chamber volume goes negative: nothing clamps it, the end dampers
+  // are what keeps the piston inside.
+  const double Va = Aa * d->cyl_len_a[c], Vb = Ab * d->cyl_len_b[c], B = m->cyl_B[c];
+  double* V = d->vol_V;
+  double* W = d->vol_Be;  // compliance sums until the caller turns them into Be
+  V[va] += Va;
+  W[va] += Va / B;
+  V[vb] += Vb;
+  W[vb] += Vb / B;
+  // seed 000 Eq. 44: the piston side receives -A_a s_dot and the rod side +A_b s_dot. This is
+  // the whole volume-change term dV/dt of seed 003 Eq. 1: nothing else is added for the
+  // changing V.
+  double* S = d->pd;  // inflow sums
+  S[va] -= Aa * sd;
+  S[vb] += Ab * sd;
+}
+
+// The entries of cylinder c's chamber in volume v, whose volume grows by dV per unit of s: the
+// chamber flow gives d S/d s_dot = -dV, its volume dX/ds = dV / B_oil + dV / B_cyl, so
+// d p_dot/ds = -p_dot / X dX/ds (the flows do not depend on s).
+static HY_ALWAYS_INLINE void hy_hyd_chamber_partials(const hy_model* m, const hy_data* d,
+                                                     hy_hyd_work* hw, int c, int v, double dV) {
+  const int nc = m->sizes.ncyl;
+  double dB;
+  const double Boil = hy_hyd_oil_modulus(m, v, d->p[v], &dB);
+  const double X = d->vol_V[v] / d->vol_Be[v];
+  const double dX = dV / Boil + dV / m->cyl_B[c];
+  hw->dpd_ds[v * nc + c] += -d->pd[v] * dX / X;
+  hw->dpd_dsd[v * nc + c] += -dV / X;
+}
+
+// hy_hyd_cylinder_partials, inline.
+static HY_ALWAYS_INLINE void hy_hyd_cylinder_partials_inline(const hy_model* m, const hy_data* d,
+                                                             hy_hyd_work* hw, int c) {
+  hy_hyd_chamber_partials(m, d, hw, c, m->cyl_vol_a[c], m->cyl_area_a[c]);
+  hy_hyd_chamber_partials(m, d, hw, c, m->cyl_vol_b[c], -m->cyl_area_b[c]);
 }
 
 #endif  // HYDYN_SRC_HYD_HYD_IMPL_H_

@@ -60,7 +60,8 @@ static inline hy_laminar laminar_of(const hy_model* m, const int* nodes, int n) 
 
 // Adds a flow q from node a to node b (q = f(p_a - p_b), slope dq) to the inflow sums S of
 // the volumes (Eq. 22: outflow counts negative) and, with J != NULL, to dS/dp.
-static inline void add_flow(int nv, double* S, double* J, int a, int b, double q, double dq) {
+static HY_ALWAYS_INLINE void add_flow(int nv, double* S, double* J, int a, int b, double q,
+                                      double dq) {
   if (a < nv) {
     S[a] -= q;
     if (J) {
@@ -79,21 +80,21 @@ static inline void add_flow(int nv, double* S, double* J, int a, int b, double q
 
 // Orifice-law flow of a path of the element with nodes `nodes` (Eqs. 24, 26) and its slope; the
 // element's laminar law is looked up only below dp_lim, where it matters. Nullable: dq.
-static inline double path_flow(const hy_model* m, const int* nodes, int n, double coeff, double dp,
-                               double dp_lim, double* dq) {
+static HY_ALWAYS_INLINE double path_flow(const hy_model* m, const int* nodes, int n, double coeff,
+                                         double dp, double dp_lim, double* dq) {
   if (fabs(dp) >= dp_lim) return hy_hyd_orifice_turbulent(coeff, dp, dq);
   return hy_hyd_orifice_laminar(coeff, dp, dp_lim, laminar_of(m, nodes, n), dq);
 }
 
 //----- evaluation ------------------------------------------------------------------------------
 
-// The evaluation, inlined twice by hy_hyd_evaluate: once with hw == NULL, where the compiler then
-// drops every slope and tangent update (the residual without a fresh tangent and the outputs at
-// the end of a step, about two calls in three), and once with hw.
-static inline __attribute__((always_inline)) void evaluate(int nv, const hy_model* m, hy_data* d,
-                                                           hy_hyd_work* hw) {
-  const int nc = m->sizes.ncyl, no = m->sizes.norf, nl = m->sizes.nvlv;
-  const int npv = m->sizes.npvl;
+// The evaluation, inlined by hy_hyd_evaluate with hw == NULL, where the compiler then drops
+// every slope and tangent update (the residual without a fresh tangent and the outputs at the end
+// of a step, about two calls in three), and with hw; each of the two sized on the volumes (nv)
+// and, for the usual single cylinder, on nc = 1 as well.
+static HY_ALWAYS_INLINE void evaluate(int nv, int nc, const hy_model* m, hy_data* d,
+                                      hy_hyd_work* hw) {
+  const int no = m->sizes.norf, nl = m->sizes.nvlv, npv = m->sizes.npvl;
   const double t = d->time;
   const double* p = d->p;
   double* S = d->pd;  // inflow sums until they are scaled into pressure rates
@@ -101,7 +102,7 @@ static inline __attribute__((always_inline)) void evaluate(int nv, const hy_mode
   double dq = 0;  // slope of the last flow, for J only
   double* const dq_out = J ? &dq : NULL;
 
-  // seed 000 Eq. 42 and Eq. 23 for the hoses (hy_hyd_cylinder adds the chambers)
+  // seed 000 Eq. 42 and Eq. 23 for the hoses (the cylinders add the chambers)
   double* V = d->vol_V;
   double* W = d->vol_Be;  // compliance sums until they are turned into Be
   for (int v = 0; v < nv; v++) {
@@ -111,13 +112,16 @@ static inline __attribute__((always_inline)) void evaluate(int nv, const hy_mode
     S[v] = 0;
   }
   // dpd_dp, dpd_ds, dpd_dsd and dF_dp follow each other in one block (hy_hyd_work_bind): one
-  // memset clears the entries that no element writes
+  // memset clears the entries that no element writes (a few stores when nv and nc are constants)
   if (hw) memset(hw->dpd_dp, 0, sizeof(double) * work_matrices(nv, nc));
 
-  // a call per cylinder: in a loop, the compiler would keep the addresses of some twenty arrays
-  // across it, more than there are registers, which for the usual one or two cylinders costs
-  // more than the calls
-  for (int c = 0; c < nc; c++) hy_hyd_cylinder(m, d, hw, c);
+  // the single cylinder inline; several by a call each: in a loop, the compiler would keep the
+  // addresses of some twenty arrays across it, more than there are registers
+  if (nc == 1) {
+    hy_hyd_cylinder_inline(m, d, hw, 0);
+  } else {
+    for (int c = 0; c < nc; c++) hy_hyd_cylinder(m, d, hw, c);
+  }
 
   // throttles, seed 000 Eq. 24 (laminar below dp_lim)
   for (int i = 0; i < no; i++) {
@@ -166,7 +170,7 @@ static inline __attribute__((always_inline)) void evaluate(int nv, const hy_mode
 
   // Eqs. 22-23: p_dot = Be/V S with 1/Be = 1/B_oil(p) + (V_hose/V)/B_hose + sum (V_ch/V)/B_cyl,
   // i.e. p_dot = S / X with X = V/B_oil(p) + W (W = V_hose/B_hose + sum V_ch/B_cyl). Be = V/X.
-  // dX/dp = -V B_oil'/B_oil^2 gives the dBe/dp part of dp_dot/dp.
+  // dX/dp = -V B_oil'/B_oil^2 gives the dBe/dp part of dp_dot/dp (none for a constant B_oil).
   for (int v = 0; v < nv; v++) {
     double dB;
     const double Boil = hy_hyd_oil_modulus(m, v, p[v], &dB);
@@ -176,25 +180,46 @@ static inline __attribute__((always_inline)) void evaluate(int nv, const hy_mode
     if (J) {
       double* row = J + (size_t)v * (size_t)nv;
       for (int w = 0; w < nv; w++) row[w] /= X;
-      const double dX_dp = -V[v] * dB / (Boil * Boil);
-      row[v] -= S[v] * dX_dp / X;
+      if (dB != 0) {
+        const double dX_dp = -V[v] * dB / (Boil * Boil);
+        row[v] -= S[v] * dX_dp / X;
+      }
     }
   }
 
   // partials with respect to the cylinder lengths and rates
   if (hw) {
-    for (int c = 0; c < nc; c++) hy_hyd_cylinder_partials(m, d, hw, c);
+    if (nc == 1) {
+      hy_hyd_cylinder_partials_inline(m, d, hw, 0);
+    } else {
+      for (int c = 0; c < nc; c++) hy_hyd_cylinder_partials(m, d, hw, c);
+    }
   }
 }
 
-// Sized on the volumes as well (HY_SIZED, core.h): their loops run over 2-4 volumes on the seed
-// circuits.
+// The copies: sized on the volumes (HY_SIZED, core.h; their loops run over 2-4 volumes on the
+// seed circuits), and for a single cylinder, the usual actuator, on 2-4 volumes and nc = 1 (more
+// copies in one function would exceed what the compiler inlines).
+#define EVALUATE_SIZED(m, d, hw)                            \
+  do {                                                      \
+    const int nv_ = (m)->sizes.nvol, nc_ = (m)->sizes.ncyl; \
+    if (nc_ == 1 && nv_ == 2) {                             \
+      evaluate(2, 1, m, d, hw);                             \
+    } else if (nc_ == 1 && nv_ == 3) {                      \
+      evaluate(3, 1, m, d, hw);                             \
+    } else if (nc_ == 1 && nv_ == 4) {                      \
+      evaluate(4, 1, m, d, hw);                             \
+    } else {                                                \
+      HY_SIZED(nv_, evaluate, nc_, m, d, hw);               \
+    }                                                       \
+  } while (0)
+
 static void evaluate_with_derivatives(const hy_model* m, hy_data* d, hy_hyd_work* hw) {
-  HY_SIZED(m->sizes.nvol, evaluate, m, d, hw);
+  EVALUATE_SIZED(m, d, hw);
 }
 
 static void evaluate_values(const hy_model* m, hy_data* d) {
-  HY_SIZED(m->sizes.nvol, evaluate, m, d, (hy_hyd_work*)NULL);
+  EVALUATE_SIZED(m, d, (hy_hyd_work*)NULL);
 }
 
 void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw) {

@@ -733,7 +733,9 @@ static void compare(const char* what, double analytic, double fd, double floor, 
 // Central differences of p_dot and F in p, s and s_dot at the state in h, compared with hw.
 static void check_partials(const hy_model* m, hdata* h, const char* label) {
   const int nv = m->sizes.nvol, nc = m->sizes.ncyl;
-  double pd_p[3], pd_m[3], F_p[1], F_m[1];
+  double pd_p[8], pd_m[8], F_p[4], F_m[4];
+  ck_assert_int_le(nv, 8);
+  ck_assert_int_le(nc, 4);
   hy_hyd_evaluate(m, &h->d, &h->hw);
   hy_hyd_work a = h->hw;  // analytic (the buffer is not touched by the NULL evaluations)
   double scale_pp = 0, scale_ps = 0, scale_psd = 0;
@@ -937,6 +939,34 @@ START_TEST(test_partials_fd) {
   g_worst = 0;
   check_partials(m, &h, st->label);
   printf("hyd partials, %-45s worst relative error %.3g\n", st->label, g_worst);
+  hdata_free(&h);
+  hy_model_free(m);
+}
+END_TEST
+
+// The same check on a model with two circuits and two cylinders, six volumes, signal-scaled
+// sources, throttles, check and relief valves and a valve opened the other way (U < 0): the
+// evaluation takes another path for more than one cylinder.
+START_TEST(test_partials_fd_two_cylinders) {
+  hy_model* m = NULL;
+  hy_error err;
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(hy_model_load(HY_SOURCE_DIR "/tests/data/hyd_good.yaml", &m, &err), HY_OK);
+  ck_assert_int_eq(m->sizes.ncyl, 2);
+  hdata h;
+  hdata_make(m, &h);
+  h.d.time = 0.5;
+  const double p[6] = {5.2e6, 4.9e6, 3.4e6, 2.2e6, 1.05e6, 0.7e6};
+  for (int v = 0; v < m->sizes.nvol; v++) h.d.p[v] = p[v];
+  for (int i = 0; i < m->sizes.nvlv; i++) h.d.U[i] = i == 0 ? 3.0 : -2.5;
+  for (int c = 0; c < m->sizes.ncyl; c++) {
+    const int f = m->cyl_frc[c];
+    h.d.frc_len[f] = m->cyl_dead[c] + 0.4 * m->cyl_stroke[c];
+    h.d.frc_rate[f] = c == 0 ? 0.05 : -0.03;
+  }
+  g_worst = 0;
+  check_partials(m, &h, "two cylinders");
+  printf("hyd partials, %-45s worst relative error %.3g\n", "two circuits, two cylinders", g_worst);
   hdata_free(&h);
   hy_model_free(m);
 }
@@ -1165,6 +1195,7 @@ Suite* hyd_suite(void) {
   tcase_add_test(tc, test_orifice_linear_and_turbulent);
   tcase_add_test(tc, test_spool_step);
   tcase_add_loop_test(tc, test_partials_fd, 0, (int)(sizeof kStates / sizeof kStates[0]));
+  tcase_add_test(tc, test_partials_fd_two_cylinders);
   tcase_add_test(tc, test_valve_paths_and_force);
   tcase_add_test(tc, test_source_signal);
   tcase_add_test(tc, test_initial_equilibrium);
