@@ -33,11 +33,17 @@ typedef struct hy_mech_work {
                      // ends b and a of each force element: load k as k, force element k's end
                      // b as nload + 2k, end a as nload + 2k + 1          (nload + 2 nfrc)
   int* app_mrk;      // planar: the marker of each of them              (nload + 2 nfrc)
+  int* mrk_adr;      // planar: the markers on body j are mrk_on[mrk_adr[j] .. mrk_adr[j + 1]),
+                     // on ground none (set by hy_mech_work_bind)          (nbody + 1)
+  int* mrk_on;       // planar: the markers on bodies, by body, each body's in index order, so
+                     // that the x-y stages place them while their body's turn is in registers
+                     //                                                    (nmrk)
   int chain;         // body j hangs from body j - 1 and owns coordinate j, for every j (so
                      // nz = nbody): every pair of joints is related, and M' has no entry that
                      // is zero by topology (set by hy_mech_work_bind)
   int xy_fast;       // planar on the x-y plane with no slide along z: the positions' z
                      // components are constants (set by hy_mech_work_bind)
+  int xy_chain;      // xy_fast and chain: the stages' most common path, tested first
   const hy_data* xy_pos_for;  // the data whose constant entries the x-y position and velocity
   const hy_data* xy_vel_for;  // stages have written, or NULL (see mech_kinematics.c)
 } hy_mech_work;
@@ -45,6 +51,16 @@ typedef struct hy_mech_work {
 // body_kind bits. The joint point on the body lies on the plane normal through the body's
 // origin (as when it is the origin itself): turns leave it where it is.
 #define HY_MECH_KIND_CPOINT_ON_NORMAL 1
+// The joint is not revolute (prismatic): b_ang = 0, and the body keeps its parent's turn.
+#define HY_MECH_KIND_SLIDE 2
+
+// Unrolls the loop after it completely when its trip count is a constant up to 8: GCC does not
+// by itself when the body holds a loop (the applied items of a body, its markers).
+#if defined(__GNUC__)
+#define HY_MECH_UNROLL_8 _Pragma("GCC unroll 8")
+#else
+#define HY_MECH_UNROLL_8
+#endif
 
 // Doubles the work arrays need.
 size_t hy_mech_work_size(const hy_model* m);

@@ -314,14 +314,6 @@ static HY_ALWAYS_INLINE void body_record(const hy_model* m, const hy_data* d, co
   r[PLANAR_B + 2] = along_n(ax, b + 3, xy);
 }
 
-// Unrolls the loop after it completely when its trip count is a constant up to 8: GCC does not
-// by itself when the body holds a loop (the applied items).
-#if defined(__GNUC__)
-#define HY_MECH_UNROLL_8 _Pragma("GCC unroll 8")
-#else
-#define HY_MECH_UNROLL_8
-#endif
-
 // dynamics_planar on a chain (w->chain) of nb bodies: body i hangs from i - 1 and owns
 // coordinate i, so one pass from the leaf to the root, with the subtree below in hand, gives
 // row i of M' and Q'_i, and the ancestors of i are i - 1, ..., 0. A sized kernel (HY_SIZED): with

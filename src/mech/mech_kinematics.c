@@ -16,9 +16,11 @@ static size_t applied_items(const hy_model* m) {
 
 size_t hy_mech_work_size(const hy_model* m) {
   const size_t nb = (size_t)m->sizes.nbody, nz = (size_t)m->sizes.nz;
-  // a double for each int too: body_kind (nb), app_adr (nb + 1), app_item and app_mrk
+  // a double for each int too: body_kind (nb), app_adr (nb + 1), app_item and app_mrk, mrk_adr
+  // (nb + 1) and mrk_on (nmrk)
   return nb * (2 * HY_MECH_INERTIA_SIZE + 6 + 6 + 6 + 3 + 3 + 1 + 1) + nz * nz +
-         3 * (size_t)m->sizes.nload + nb + 1 + 2 * applied_items(m);
+         3 * (size_t)m->sizes.nload + nb + 1 + 2 * applied_items(m) + nb + 1 +
+         (size_t)m->sizes.nmrk;
 }
 
 // app_adr, app_item and app_mrk: the applied items sorted by body (a counting sort, which keeps
@@ -55,6 +57,22 @@ static void bind_applied(const hy_model* m, hy_mech_work* w) {
   }
 }
 
+// mrk_adr and mrk_on: the markers on bodies sorted by body (a counting sort, as bind_applied).
+static void bind_markers(const hy_model* m, hy_mech_work* w) {
+  const int nb = m->sizes.nbody;
+  for (int j = 0; j <= nb; j++) w->mrk_adr[j] = 0;
+  for (int k = 0; k < m->sizes.nmrk; k++) {
+    if (m->mrk_body[k] >= 0) w->mrk_adr[m->mrk_body[k] + 1]++;
+  }
+  for (int j = 0; j < nb; j++) w->mrk_adr[j + 1] += w->mrk_adr[j];
+  for (int k = 0; k < m->sizes.nmrk; k++) {
+    if (m->mrk_body[k] >= 0) w->mrk_on[w->mrk_adr[m->mrk_body[k]]++] = k;
+  }
+  // each start advanced to the next body's
+  for (int j = nb; j > 0; j--) w->mrk_adr[j] = w->mrk_adr[j - 1];
+  w->mrk_adr[0] = 0;
+}
+
 void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf) {
   const size_t nb = (size_t)m->sizes.nbody, nz = (size_t)m->sizes.nz;
   w->body_M = buf;
@@ -83,8 +101,13 @@ void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf) {
   buf += applied_items(m);
   w->app_mrk = (int*)buf;
   buf += applied_items(m);
+  w->mrk_adr = (int*)buf;
+  buf += nb + 1;
+  w->mrk_on = (int*)buf;
+  buf += m->sizes.nmrk;
   w->load_val = buf;
   bind_applied(m, w);
+  bind_markers(m, w);
   hy_mech_forget_turns(m, w);
   for (int j = 0; j < m->sizes.nbody; j++) {
     w->body_Jn[j] = m->planar ? hy_mech_inertia_about_normal(m, j) : NAN;
@@ -97,6 +120,7 @@ void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf) {
     int on_normal = 1;
     for (int i = 3; i < 9; i++) on_normal = on_normal && fabs(cpt[i]) <= tol;
     if (on_normal) w->body_kind[j] |= HY_MECH_KIND_CPOINT_ON_NORMAL;
+    if (m->jnt_type[j] != HY_JOINT_REVOLUTE) w->body_kind[j] |= HY_MECH_KIND_SLIDE;
   }
   w->chain = 1;
   for (int j = 0; j < m->sizes.nbody; j++) {
@@ -112,6 +136,7 @@ void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf) {
       w->xy_fast = 0;
     }
   }
+  w->xy_chain = w->xy_fast && w->chain;
 }
 
 void hy_mech_forget_turns(const hy_model* m, hy_mech_work* w) {
@@ -339,22 +364,22 @@ static inline void cross_normal(double r[3], const double a[3], const double u[3
   }
 }
 
-// cos and sin of a body's turn theta into t[TURN_COS], t[TURN_SIN], from the base ref (angle, cos,
-// sin) of the last libm evaluation when theta is near it: the addition theorem, with those of
+// cos and sin of a body's turn theta into *c and *s, from the base ref (angle, cos, sin) of the
+// last libm evaluation when theta is near it: the addition theorem, with those of
 // delta = theta - ref by their series (the first terms left out, delta^6/720 and delta^7/5040, are
 // below 2e-21). Otherwise libm, and theta becomes the base.
-static inline void turn_cos_sin(double theta, double* ref, double* t) {
+static HY_ALWAYS_INLINE void turn_cos_sin(double theta, double* ref, double* c, double* s) {
   const double delta = theta - ref[0];
   if (fabs(delta) <= TURN_SERIES_MAX) {  // false while ref[0] is NaN
     const double d2 = delta * delta;
     const double cd = 1 - 0.5 * d2 * (1 - d2 / 12);
     const double sd = delta * (1 - d2 / 6 * (1 - d2 / 20));
-    t[TURN_COS] = ref[1] * cd - ref[2] * sd;
-    t[TURN_SIN] = ref[2] * cd + ref[1] * sd;
+    *c = ref[1] * cd - ref[2] * sd;
+    *s = ref[2] * cd + ref[1] * sd;
   } else {
     ref[0] = theta;
-    ref[1] = t[TURN_COS] = cos(theta);
-    ref[2] = t[TURN_SIN] = sin(theta);
+    ref[1] = *c = cos(theta);
+    ref[2] = *s = sin(theta);
   }
 }
 
@@ -405,7 +430,7 @@ static HY_ALWAYS_INLINE void kinematics_pos_planar(const hy_model* m, hy_data* d
     if (type[j] == HY_JOINT_REVOLUTE) {
       const double theta = theta_p + rec[HY_PLANE_TURN] * z[zadr[j]];
       t[TURN_THETA] = theta;
-      turn_cos_sin(theta, w->turn_ref + 3 * j, t);
+      turn_cos_sin(theta, w->turn_ref + 3 * j, &t[TURN_COS], &t[TURN_SIN]);
       // b = [P x u; u] with u = +-n
       cross_normal(b, P, u, xy);
       b[3] = u[0];
@@ -575,11 +600,12 @@ static HY_ALWAYS_INLINE void kinematics_vel_planar(const hy_model* m, hy_data* d
 // On the x-y plane (w->xy_fast) every z component of a position and of b_lin is a constant
 // (h_z of the records: no joint moves anything along z), and so are b_ang = u or 0, the zero
 // angular accelerations at zdd = 0, the zero z and in-plane angular parts of Z, d_j and the
-// marker velocities, and the ground markers. They are written once per data, by the stage that
-// owns them (xy_constants_pos, xy_constants_vel), and the loops below write the in-plane
-// components only. w->xy_pos_for and w->xy_vel_for name the data that holds them: the 3-D stages,
-// which write the same arrays, and hy_mech_forget_turns clear them, so that anything that may
-// have written over the constants has them rewritten.
+// marker velocities, and the ground markers. So are b_lin of a revolute joint on ground (its
+// point stays where it is) and the zero d_j and s_ddot0 of a body on ground. They are written
+// once per data, by the stage that owns them (xy_constants_pos, xy_constants_vel), and the
+// loops below write the other components only. w->xy_pos_for and w->xy_vel_for name the data
+// that holds them: the 3-D stages, which write the same arrays, and hy_mech_forget_turns clear
+// them, so that anything that may have written over the constants has them rewritten.
 
 static void xy_constants_pos(const hy_model* m, hy_data* d, hy_mech_work* w) {
   const int nb = m->sizes.nbody;
@@ -599,6 +625,12 @@ static void xy_constants_pos(const hy_model* m, hy_data* d, hy_mech_work* w) {
     b[3] = rev ? u[0] : 0;
     b[4] = rev ? u[1] : 0;
     b[5] = rev ? u[2] : 0;
+    if (rev && p < 0) {
+      // as body_pos_xy does for a joint with a parent, at P = ppoint
+      const double* pp = rec + HY_PLANE_PPOINT;
+      b[0] = pp[4] * u[2];
+      b[1] = -pp[3] * u[2];
+    }
   }
   for (int k = 0; k < m->sizes.nmrk; k++) {
     const int bk = m->mrk_body[k];
@@ -620,6 +652,7 @@ static void xy_constants_vel(const hy_model* m, hy_data* d, hy_mech_work* w) {
     Z[2] = Z[3] = Z[4] = 0;
     dj[2] = dj[3] = dj[4] = dj[5] = 0;
     Zd0[2] = Zd0[3] = Zd0[4] = Zd0[5] = 0;
+    if (m->body_parent[j] < 0) dj[0] = dj[1] = Zd0[0] = Zd0[1] = 0;
   }
   for (int k = 0; k < m->sizes.nmrk; k++) {
     double* v = d->mrk_vel + 3 * k;
@@ -629,185 +662,254 @@ static void xy_constants_vel(const hy_model* m, hy_data* d, hy_mech_work* w) {
   w->xy_vel_for = d;
 }
 
-// kinematics_pos_planar on the x-y plane, in-plane components only. Always inlined with `chain`
-// a constant: on a chain (w->chain) the parent is the body before, whose turn and origin are
-// still in registers.
-static HY_ALWAYS_INLINE void kinematics_pos_xy(const hy_model* m, hy_data* d, hy_mech_work* w,
-                                               int chain) {
-  if (w->xy_pos_for != d) xy_constants_pos(m, d, w);
-  const int nb = m->sizes.nbody;
-  const int* parent = m->body_parent;
-  const int* type = m->jnt_type;
-  const int* zadr = m->jnt_zadr;
-  const int* kind = w->body_kind;
-  const double* z = d->z;
-  double* restrict pos = d->body_pos;
-  double* restrict com = d->body_com;
-  double* restrict turn = w->body_Q;
-  double* restrict jb = d->jnt_b;
-  // the parent's turn (theta, c, s) and origin; ground's for a root
-  double theta_p = 0, cp = 1, sp = 0, rp0 = 0, rp1 = 0;
-  for (int j = 0; j < nb; j++) {
-    const double* restrict rec = m->body_plane + HY_PLANE_SIZE * j;
-    const double* pp = rec + HY_PLANE_PPOINT;
-    const double* u = rec + HY_PLANE_AXIS;
-    const int p = chain ? j - 1 : parent[j];
-    if (!chain) {
-      if (p >= 0) {
-        const double* tp = turn + TURN_SIZE * p;
-        theta_p = tp[TURN_THETA];
-        cp = tp[TURN_COS];
-        sp = tp[TURN_SIN];
-        rp0 = pos[3 * p];
-        rp1 = pos[3 * p + 1];
-      } else {
-        theta_p = 0;
-        cp = 1;
-        sp = 0;
-      }
-    }
-    // joint point on the parent: r_p + A_p ppoint, or ppoint at z = 0 (q) on ground
-    double P0, P1;
-    if (p >= 0) {
-      P0 = (cp * pp[3] + sp * pp[6]) + rp0;
-      P1 = (cp * pp[4] + sp * pp[7]) + rp1;
-    } else {
-      P0 = pp[3];
-      P1 = pp[4];
-    }
-    double* restrict t = turn + TURN_SIZE * j;
-    double* restrict b = jb + 6 * j;
-    double theta, c, s;
-    if (type[j] == HY_JOINT_REVOLUTE) {
-      theta = theta_p + rec[HY_PLANE_TURN] * z[zadr[j]];
-      t[TURN_THETA] = theta;
-      turn_cos_sin(theta, w->turn_ref + 3 * j, t);
-      c = t[TURN_COS];
-      s = t[TURN_SIN];
-      // b_lin = P x u with u = (0, 0, u_z)
+// The turn and origin of a body, which the x-y stages hand from a parent to its children.
+typedef struct xy_frame {
+  double theta, c, s;  // turn about n, its cos and sin
+  double r0, r1;       // origin (x, y)
+} xy_frame;
+
+// The arrays the x-y position stage reads and writes, loaded once per pass.
+typedef struct xy_pos_arrays {
+  const double* plane;      // m->body_plane
+  const double* mrk_plane;  // m->mrk_plane
+  const int* kind;          // w->body_kind
+  const int* mrk_adr;       // w->mrk_adr
+  const int* mrk_on;        // w->mrk_on
+  double* turn;             // w->body_Q, as turn records
+  double* ref;              // w->turn_ref
+  double* jb;               // d->jnt_b
+  double* pos;              // d->body_pos
+  double* com;              // d->body_com
+  double* mp;               // d->mrk_pos
+} xy_pos_arrays;
+
+static HY_ALWAYS_INLINE xy_pos_arrays pos_arrays(const hy_model* m, hy_data* d,
+                                                 hy_mech_work* w) {
+  const xy_pos_arrays a = {m->body_plane, m->mrk_plane, w->body_kind, w->mrk_adr, w->mrk_on,
+                           w->body_Q,     w->turn_ref,  d->jnt_b,     d->body_pos, d->body_com,
+                           d->mrk_pos};
+  return a;
+}
+
+// kinematics_pos_planar on the x-y plane for body j, in-plane components only, given its
+// coordinate zj and its parent's frame fp (root: on ground, fp unused). Returns body j's frame.
+// Always inlined with `root` a constant where it is known (a chain's first body), and `chain`
+// a constant. The markers on the body, mrk_on[*q ..], are placed while its turn and origin are
+// in registers.
+static HY_ALWAYS_INLINE xy_frame body_pos_xy(const xy_pos_arrays* ar, int j, double zj, int root,
+                                             int chain, xy_frame fp, int* q) {
+  const double* restrict rec = ar->plane + HY_PLANE_SIZE * j;
+  const double* pp = rec + HY_PLANE_PPOINT;
+  const double* u = rec + HY_PLANE_AXIS;
+  const int kj = ar->kind[j];
+  double* restrict t = ar->turn + TURN_SIZE * j;
+  double* restrict b = ar->jb + 6 * j;
+  // joint point on the parent: r_p + A_p ppoint, or ppoint at z = 0 (q) on ground
+  double P0, P1, theta_p = 0, cp = 1, sp = 0;
+  if (root) {
+    P0 = pp[3];
+    P1 = pp[4];
+  } else {
+    theta_p = fp.theta;
+    cp = fp.c;
+    sp = fp.s;
+    P0 = (cp * pp[3] + sp * pp[6]) + fp.r0;
+    P1 = (cp * pp[4] + sp * pp[7]) + fp.r1;
+  }
+  xy_frame f;
+  double r0, r1;
+  if (kj == HY_MECH_KIND_CPOINT_ON_NORMAL) {
+    // revolute, the body's joint point on the normal through its origin: the common case
+    f.theta = theta_p + rec[HY_PLANE_TURN] * zj;
+    turn_cos_sin(f.theta, ar->ref + 3 * j, &f.c, &f.s);
+    // b_lin = P x u with u = (0, 0, u_z): a constant on ground (xy_constants_pos)
+    if (!root) {
       b[0] = P1 * u[2];
       b[1] = -P0 * u[2];
+    }
+    r0 = P0;
+    r1 = P1;
+  } else {
+    if (!(kj & HY_MECH_KIND_SLIDE)) {
+      f.theta = theta_p + rec[HY_PLANE_TURN] * zj;
+      turn_cos_sin(f.theta, ar->ref + 3 * j, &f.c, &f.s);
+      if (!root) {
+        b[0] = P1 * u[2];
+        b[1] = -P0 * u[2];
+      }
     } else {
-      theta = theta_p;
-      c = cp;
-      s = sp;
-      t[TURN_THETA] = theta;
-      t[TURN_COS] = c;
-      t[TURN_SIN] = s;
-      const double zj = z[zadr[j]];
+      f.theta = theta_p;
+      f.c = cp;
+      f.s = sp;
       const double b0 = cp * u[3] + sp * u[6], b1 = cp * u[4] + sp * u[7];
       b[0] = b0;
       b[1] = b1;
       P0 += zj * b0;
       P1 += zj * b1;
     }
-    // origin from the child's joint point (on the normal: P itself), then the centre of mass
-    double r0 = P0, r1 = P1;
-    if (!(kind[j] & HY_MECH_KIND_CPOINT_ON_NORMAL)) {
+    // origin from the child's joint point (on the normal: P itself)
+    r0 = P0;
+    r1 = P1;
+    if (!(kj & HY_MECH_KIND_CPOINT_ON_NORMAL)) {
       const double* cpt = rec + HY_PLANE_CPOINT;
-      r0 = P0 - (c * cpt[3] + s * cpt[6]);
-      r1 = P1 - (c * cpt[4] + s * cpt[7]);
-    }
-    const double* g = rec + HY_PLANE_COM;
-    pos[3 * j] = r0;
-    pos[3 * j + 1] = r1;
-    com[3 * j] = r0 + (c * g[3] + s * g[6]);
-    com[3 * j + 1] = r1 + (c * g[4] + s * g[7]);
-    if (chain) {
-      theta_p = theta;
-      cp = c;
-      sp = s;
-      rp0 = r0;
-      rp1 = r1;
+      r0 = P0 - (f.c * cpt[3] + f.s * cpt[6]);
+      r1 = P1 - (f.c * cpt[4] + f.s * cpt[7]);
     }
   }
+  const double c = f.c, s = f.s;
+  // a chain hands the angle on in registers; a tree's children read it
+  if (!chain) t[TURN_THETA] = f.theta;
+  t[TURN_COS] = c;
+  t[TURN_SIN] = s;
+  // the centre of mass
+  const double* g = rec + HY_PLANE_COM;
+  double* restrict pos = ar->pos + 3 * j;
+  double* restrict com = ar->com + 3 * j;
+  pos[0] = r0;
+  pos[1] = r1;
+  com[0] = r0 + (c * g[3] + s * g[6]);
+  com[1] = r1 + (c * g[4] + s * g[7]);
+  // its markers: x = r + A point (the ground's are constants)
+  double* restrict mp = ar->mp;
+  for (const int qend = ar->mrk_adr[j + 1]; *q < qend; (*q)++) {
+    const int k = ar->mrk_on[*q];
+    const double* a = ar->mrk_plane + 9 * k;
+    mp[3 * k] = r0 + (c * a[3] + s * a[6]);
+    mp[3 * k + 1] = r1 + (c * a[4] + s * a[7]);
+  }
+  f.r0 = r0;
+  f.r1 = r1;
+  return f;
+}
 
-  // markers on bodies: x = r + A point (the ground's are constants)
-  const int* mrk_body = m->mrk_body;
-  double* restrict mp = d->mrk_pos;
-  for (int k = 0; k < m->sizes.nmrk; k++) {
-    const int bk = mrk_body[k];
-    if (bk < 0) continue;
-    const double* t = turn + TURN_SIZE * bk;
-    const double* a = m->mrk_plane + 9 * k;
-    const double c = t[TURN_COS], s = t[TURN_SIN];
-    mp[3 * k] = pos[3 * bk] + (c * a[3] + s * a[6]);
-    mp[3 * k + 1] = pos[3 * bk + 1] + (c * a[4] + s * a[7]);
+// kinematics_pos_planar on the x-y plane. On a chain (w->chain) the parent is the body before,
+// whose frame is still in registers, and joint j owns coordinate j.
+// A sized kernel (HY_SIZED): with nb a constant the pass unrolls, and the addresses are
+// constants.
+static HY_ALWAYS_INLINE void pos_xy_chain_n(int nb, const hy_model* m, hy_data* d,
+                                            hy_mech_work* w) {
+  const xy_pos_arrays ar = pos_arrays(m, d, w);
+  const double* z = d->z;
+  int q = 0;
+  xy_frame f = {0, 1, 0, 0, 0};
+  f = body_pos_xy(&ar, 0, z[0], 1, 1, f, &q);
+HY_MECH_UNROLL_8
+  for (int j = 1; j < nb; j++) f = body_pos_xy(&ar, j, z[j], 0, 1, f, &q);
+}
+
+static void pos_xy_chain(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  if (w->xy_pos_for != d) xy_constants_pos(m, d, w);
+  HY_SIZED(m->sizes.nbody, pos_xy_chain_n, m, d, w);
+}
+
+static void pos_xy_tree(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  if (w->xy_pos_for != d) xy_constants_pos(m, d, w);
+  const int nb = m->sizes.nbody;
+  const int* parent = m->body_parent;
+  const int* zadr = m->jnt_zadr;
+  const xy_pos_arrays ar = pos_arrays(m, d, w);
+  const double* z = d->z;
+  int q = 0;
+  for (int j = 0; j < nb; j++) {
+    const int p = parent[j];
+    const double zj = z[zadr[j]];
+    if (p < 0) {
+      const xy_frame ground = {0, 1, 0, 0, 0};
+      body_pos_xy(&ar, j, zj, 1, 0, ground, &q);
+    } else {
+      const double* tp = ar.turn + TURN_SIZE * p;
+      const double* rp = ar.pos + 3 * p;
+      const xy_frame fp = {tp[TURN_THETA], tp[TURN_COS], tp[TURN_SIN], rp[0], rp[1]};
+      body_pos_xy(&ar, j, zj, 0, 0, fp, &q);
+    }
   }
 }
 
-// kinematics_vel_planar on the x-y plane, in-plane components only (see kinematics_pos_xy).
-static HY_ALWAYS_INLINE void kinematics_vel_xy(const hy_model* m, hy_data* d, hy_mech_work* w,
-                                               int chain) {
+// The in-plane velocity of a body and its s_ddot0, which the velocity stage hands from a parent
+// to its children.
+typedef struct xy_motion {
+  double z0, z1, z5;  // s_dot (x, y), omega along z
+  double a0, a1;      // s_ddot0 (x, y)
+} xy_motion;
+
+// kinematics_vel_planar on the x-y plane for body j, in-plane components only, given its
+// coordinate rate zd and its parent's motion mp (root: on ground, mp unused); see body_pos_xy.
+static HY_ALWAYS_INLINE xy_motion body_vel_xy(hy_data* d, hy_mech_work* w, int j, double zd,
+                                              int root, xy_motion mp, int* q) {
+  const double* restrict b = d->jnt_b + 6 * j;
+  double* restrict Z = d->body_Z + 6 * j;
+  xy_motion f;
+  // as in kinematics_vel_planar; a body on ground has the constant d_j = 0 and s_ddot0 = 0
+  // (xy_constants_vel)
+  if (root) {
+    f.z0 = b[0] * zd;
+    f.z1 = b[1] * zd;
+    f.z5 = b[5] * zd;
+    f.a0 = 0;
+    f.a1 = 0;
+  } else {
+    double* restrict Zd0 = w->body_Zd0 + 6 * j;
+    double* restrict dj = d->jnt_d + 6 * j;
+    const double d0 = (mp.z1 * b[5] - mp.z5 * b[1]) * zd;
+    const double d1 = (mp.z5 * b[0] - mp.z0 * b[5]) * zd;
+    f.z0 = mp.z0 + b[0] * zd;
+    f.z1 = mp.z1 + b[1] * zd;
+    f.z5 = mp.z5 + b[5] * zd;
+    f.a0 = mp.a0 + d0;
+    f.a1 = mp.a1 + d1;
+    Zd0[0] = f.a0;
+    Zd0[1] = f.a1;
+    dj[0] = d0;
+    dj[1] = d1;
+  }
+  Z[0] = f.z0;
+  Z[1] = f.z1;
+  Z[5] = f.z5;
+  // its markers: s_dot + omega x x (the ground's are at rest)
+  const int* mrk_on = w->mrk_on;
+  const double* restrict x = d->mrk_pos;
+  double* restrict v = d->mrk_vel;
+  for (const int qend = w->mrk_adr[j + 1]; *q < qend; (*q)++) {
+    const int k = mrk_on[*q];
+    v[3 * k] = f.z0 - f.z5 * x[3 * k + 1];
+    v[3 * k + 1] = f.z1 + f.z5 * x[3 * k];
+  }
+  return f;
+}
+
+static HY_ALWAYS_INLINE void vel_xy_chain_n(int nb, hy_data* d, hy_mech_work* w) {
+  const double* zd = d->zd;
+  int q = 0;
+  xy_motion f = {0, 0, 0, 0, 0};
+  f = body_vel_xy(d, w, 0, zd[0], 1, f, &q);
+HY_MECH_UNROLL_8
+  for (int j = 1; j < nb; j++) f = body_vel_xy(d, w, j, zd[j], 0, f, &q);
+}
+
+static void vel_xy_chain(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  if (w->xy_vel_for != d) xy_constants_vel(m, d, w);
+  HY_SIZED(m->sizes.nbody, vel_xy_chain_n, d, w);
+}
+
+static void vel_xy_tree(const hy_model* m, hy_data* d, hy_mech_work* w) {
   if (w->xy_vel_for != d) xy_constants_vel(m, d, w);
   const int nb = m->sizes.nbody;
   const int* parent = m->body_parent;
   const int* zadr = m->jnt_zadr;
   const double* zdv = d->zd;
-  const double* restrict jb = d->jnt_b;
-  double* restrict Zall = d->body_Z;
-  double* restrict Zd0all = w->body_Zd0;
-  double* restrict dall = d->jnt_d;
-  // the parent's s_dot, omega and s_ddot0
-  double Zp0 = 0, Zp1 = 0, Zp5 = 0, Ap0 = 0, Ap1 = 0;
+  int q = 0;
   for (int j = 0; j < nb; j++) {
-    const int p = chain ? j - 1 : parent[j];
+    const int p = parent[j];
     const double zd = zdv[zadr[j]];
-    const double* b = jb + 6 * j;
-    double* Z = Zall + 6 * j;
-    double* Zd0 = Zd0all + 6 * j;
-    double* dj = dall + 6 * j;
-    if (!chain && p >= 0) {
-      const double* Zp = Zall + 6 * p;
-      Zp0 = Zp[0];
-      Zp1 = Zp[1];
-      Zp5 = Zp[5];
-      Ap0 = Zd0all[6 * p];
-      Ap1 = Zd0all[6 * p + 1];
-    }
-    // as in kinematics_vel_planar
-    double z0, z1, z5, a0, a1, d0 = 0, d1 = 0;
-    if (p >= 0) {
-      d0 = (Zp1 * b[5] - Zp5 * b[1]) * zd;
-      d1 = (Zp5 * b[0] - Zp0 * b[5]) * zd;
-      z0 = Zp0 + b[0] * zd;
-      z1 = Zp1 + b[1] * zd;
-      z5 = Zp5 + b[5] * zd;
-      a0 = Ap0 + d0;
-      a1 = Ap1 + d1;
+    if (p < 0) {
+      const xy_motion ground = {0, 0, 0, 0, 0};
+      body_vel_xy(d, w, j, zd, 1, ground, &q);
     } else {
-      z0 = b[0] * zd;
-      z1 = b[1] * zd;
-      z5 = b[5] * zd;
-      a0 = 0;
-      a1 = 0;
+      const double* Zp = d->body_Z + 6 * p;
+      const double* Ap = w->body_Zd0 + 6 * p;
+      const xy_motion mp = {Zp[0], Zp[1], Zp[5], Ap[0], Ap[1]};
+      body_vel_xy(d, w, j, zd, 0, mp, &q);
     }
-    Z[0] = z0;
-    Z[1] = z1;
-    Z[5] = z5;
-    Zd0[0] = a0;
-    Zd0[1] = a1;
-    dj[0] = d0;
-    dj[1] = d1;
-    if (chain) {
-      Zp0 = z0;
-      Zp1 = z1;
-      Zp5 = z5;
-      Ap0 = a0;
-      Ap1 = a1;
-    }
-  }
-
-  // markers on bodies: s_dot + omega x x (the ground's are at rest)
-  const int* mrk_body = m->mrk_body;
-  const double* restrict x = d->mrk_pos;
-  double* restrict v = d->mrk_vel;
-  for (int k = 0; k < m->sizes.nmrk; k++) {
-    const int bk = mrk_body[k];
-    if (bk < 0) continue;
-    const double* Zb = Zall + 6 * bk;
-    v[3 * k] = Zb[0] - Zb[5] * x[3 * k + 1];
-    v[3 * k + 1] = Zb[1] + Zb[5] * x[3 * k];
   }
 }
 
@@ -840,12 +942,10 @@ void hy_mech_planar_rotate(const hy_model* m, const hy_mech_work* w, int body, c
 }
 
 void hy_mech_kinematics_pos(const hy_model* m, hy_data* d, hy_mech_work* w) {
-  if (w->xy_fast) {
-    if (w->chain) {
-      kinematics_pos_xy(m, d, w, 1);
-    } else {
-      kinematics_pos_xy(m, d, w, 0);
-    }
+  if (w->xy_chain) {
+    pos_xy_chain(m, d, w);
+  } else if (w->xy_fast) {
+    pos_xy_tree(m, d, w);
   } else if (m->planar) {
     kinematics_pos_planar(m, d, w, 0);
   } else {
@@ -854,12 +954,10 @@ void hy_mech_kinematics_pos(const hy_model* m, hy_data* d, hy_mech_work* w) {
 }
 
 void hy_mech_kinematics_vel(const hy_model* m, hy_data* d, hy_mech_work* w) {
-  if (w->xy_fast) {
-    if (w->chain) {
-      kinematics_vel_xy(m, d, w, 1);
-    } else {
-      kinematics_vel_xy(m, d, w, 0);
-    }
+  if (w->xy_chain) {
+    vel_xy_chain(m, d, w);
+  } else if (w->xy_fast) {
+    vel_xy_tree(m, d, w);
   } else if (m->planar) {
     kinematics_vel_planar(m, d, w, 0);
   } else {
