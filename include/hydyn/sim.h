@@ -69,10 +69,11 @@ typedef struct hy_data {
   double* frc_dir;    // unit vector from a to b                                (nfrc x 3)
   double* frc_static; // static equilibrium force of `equilibrium` elements (N)  (nfrc)
 
-  // hydraulics (lumped fluid, seed 000 Sect. 3, seed 001 Sect. 3.2). After a step, Ud, vol_V,
+  // hydraulics (lumped fluid, seed 000 Sect. 3, seed 001 Sect. 3.2). After a step, vol_V,
   // vol_Be and the flows are those of the step's last Newton evaluation, whose pressures and
   // positions differ from the accepted ones by less than one correction below the tolerance;
-  // pd is the trapezoidal rate of the accepted pressures; the cylinder entries are exact.
+  // pd is the trapezoidal rate of the accepted pressures; U, Ud and the cylinder entries are
+  // exact.
   double* p;          // volume pressures (Pa)                                  (nvol)
   double* pd;         // their time derivatives, Eq. 22 (Pa/s)                   (nvol)
   double* U;          // directional valve spool positions (V)                  (nvlv)

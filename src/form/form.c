@@ -105,6 +105,7 @@ void hy_form_forces(const hy_model* m, hy_data* d) {
 }
 
 void hy_form_evaluate(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_work* hw) {
+  if (m->sizes.nvlv > 0) hy_hyd_spool_rates(m, d);
   hy_mech_kinematics_pos(m, d, mw);
   hy_mech_outputs(m, d, mw);
   if (m->sizes.neq > 0) hy_mech_constraints_pos(m, d, mw);
@@ -533,7 +534,7 @@ void hy_form_step_begin(const hy_model* m, hy_data* d, hy_form_work* fw, double 
   }
   HY_SIZED(nv, predict_pressures_n, dt, d, fw, x + nm);
   // the spools obey a linear equation of their own: the trapezoidal rule solves it directly
-  if (m->sizes.nvlv > 0) hy_hyd_spool_step(m, fw->U_k, d->time, dt, d->U);
+  if (m->sizes.nvlv > 0) hy_hyd_spool_step(m, fw->U_k, d->time, dt, d->U, d->Ud);
 }
 
 static HY_ALWAYS_INLINE void set_pressures_n(int nv, double dt, const double* restrict xp,

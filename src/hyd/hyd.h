@@ -44,11 +44,11 @@ double hy_hyd_pressure_valve_flow(double cv, double dp, double p_crack, double p
                                   double dp_lim, hy_laminar law, double* dq_ddp);
 
 // Evaluates the network at d->time, d->p, d->U and the cylinder geometry d->frc_len/frc_rate:
-// volumes, bulk moduli, flows (throttles, directional, check and relief valves), d->pd, d->Ud,
-// the cylinder force parts and d->frc_force of the cylinder elements (F = F_hyd + F_visc +
-// F_damp - F_mu, F_mu = 0 until friction arrives).
+// volumes, bulk moduli, flows (throttles, directional, check and relief valves), d->pd, the
+// cylinder force parts and d->frc_force of the cylinder elements (F = F_hyd + F_visc + F_damp -
+// F_mu, F_mu = 0 until friction arrives).
 // With hw != NULL also the derivatives (not with respect to U: the spools are stepped apart,
-// by hy_hyd_spool_step). Never allocates.
+// by hy_hyd_spool_step, which also gives their rates d->Ud). Never allocates.
 void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw);
 
 // Only the cylinders' chamber lengths and forces (d->cyl_len_*, d->cyl_F_*, d->frc_force) at the
@@ -57,8 +57,14 @@ void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw);
 void hy_hyd_cylinder_forces(const hy_model* m, hy_data* d);
 
 // Spool positions at t + dt by the trapezoidal rule on Eq. 27 (linear, so solved exactly):
-// U1 = ((1 - h) U0 + h (Uref(t) + Uref(t + dt))) / (1 + h), h = dt / (2 tau).
-void hy_hyd_spool_step(const hy_model* m, const double* U0, double t, double dt, double* U1);
+// U1 = ((1 - h) U0 + h (Uref(t) + Uref(t + dt))) / (1 + h), h = dt / (2 tau), and their rates
+// there, Ud1 = (Uref(t + dt) - U1) / tau. The spools do not depend on the pressures, so their
+// rates are outputs only: the network evaluation leaves them alone. Nullable: Ud1.
+void hy_hyd_spool_step(const hy_model* m, const double* U0, double t, double dt, double* U1,
+                       double* Ud1);
+// d->Ud of Eq. 27 at d->time and d->U (where the state is set without a spool step: the initial
+// state, a rejected step).
+void hy_hyd_spool_rates(const hy_model* m, hy_data* d);
 
 // Initial pressures: volumes with a given p0 take it; for HY_CYL_INIT_EQUILIBRIUM cylinders with
 // force F (d->frc_static of the element), the rod side takes its p0 and the piston side

@@ -19,6 +19,7 @@ static double damper_spring(const hy_model* m, const hy_data* d, int c) {
 hy_status hy_hyd_initial_state(const hy_model* m, hy_data* d) {
   const int nv = m->sizes.nvol, nc = m->sizes.ncyl, no = m->sizes.norf;
   for (int i = 0; i < m->sizes.nvlv; i++) d->U[i] = m->vlv_U0[i];
+  hy_hyd_spool_rates(m, d);
   // d->p doubles as the "known" marks: NaN until a rule gives the volume its pressure, so
   // nothing is allocated
   for (int v = 0; v < nv; v++) d->p[v] = m->vol_p0[v];

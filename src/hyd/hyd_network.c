@@ -144,14 +144,10 @@ static HY_ALWAYS_INLINE void evaluate(int nv, int nc, const hy_model* m, hy_data
   }
 
   // 4/3 directional valves, seed 000 Eq. 26 / seed 001 Eq. 31: U > 0 opens P->A and B->T,
-  // U < 0 opens P->B and A->T, each path with coefficient C_v |U| and the same laminar branch;
-  // and their spools, seed 000 Eq. 27: U_dot = (U_ref - U)/tau
+  // U < 0 opens P->B and A->T, each path with coefficient C_v |U| and the same laminar branch
   for (int i = 0; i < nl; i++) {
     const int* nd = m->vlv_node + 4 * i;  // P, T, A, B
     const double U = d->U[i];
-    const int sig = m->vlv_sig[i];
-    const double Uref = sig >= 0 ? hy_signal_eval(m, sig, t) : 0.0;
-    d->Ud[i] = (Uref - U) / m->vlv_tau[i];
     double* q = d->vlv_q + 4 * i;  // P->A, B->T, P->B, A->T
     q[0] = q[1] = q[2] = q[3] = 0;
     if (U == 0) continue;
@@ -232,7 +228,8 @@ void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw) {
 
 //----- spool integration -----------------------------------------------------------------------
 
-void hy_hyd_spool_step(const hy_model* m, const double* U0, double t, double dt, double* U1) {
+void hy_hyd_spool_step(const hy_model* m, const double* U0, double t, double dt, double* U1,
+                       double* Ud1) {
   for (int i = 0; i < m->sizes.nvlv; i++) {
     // trapezoidal rule on the linear Eq. 27, solved for U1 in closed form
     const int sig = m->vlv_sig[i];
@@ -240,5 +237,15 @@ void hy_hyd_spool_step(const hy_model* m, const double* U0, double t, double dt,
     const double r1 = sig >= 0 ? hy_signal_eval(m, sig, t + dt) : 0.0;
     const double h = dt / (2.0 * m->vlv_tau[i]);
     U1[i] = ((1.0 - h) * U0[i] + h * (r0 + r1)) / (1.0 + h);
+    if (Ud1) Ud1[i] = (r1 - U1[i]) / m->vlv_tau[i];
+  }
+}
+
+void hy_hyd_spool_rates(const hy_model* m, hy_data* d) {
+  // seed 000 Eq. 27: U_dot = (U_ref - U)/tau
+  for (int i = 0; i < m->sizes.nvlv; i++) {
+    const int sig = m->vlv_sig[i];
+    const double Uref = sig >= 0 ? hy_signal_eval(m, sig, d->time) : 0.0;
+    d->Ud[i] = (Uref - d->U[i]) / m->vlv_tau[i];
   }
 }
