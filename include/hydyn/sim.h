@@ -14,13 +14,13 @@ extern "C" {
 typedef struct hy_stats {
   long nstep;               // steps taken
   long nforward;            // evaluations of the dynamics (hy_forward)
-  double wall_time;         // seconds spent inside hy_step
+  double wall_time;         // seconds spent inside hy_step (with opt.time_steps)
   long niter;               // Newton iterations, all steps (penalty, double-step)
   int niter_max;            // most Newton iterations in one step
   int niter_last;           // Newton iterations of the last step
   double res_last;          // largest |residual| at the last Newton iteration of the last step
                             // (scaled rows of Eqs. 38-39)
-  double wall_last;         // seconds the last step took
+  double wall_last;         // seconds the last step took (with opt.time_steps)
   long npartition;          // double-step partitions chosen (1 + re-selections)
   double violation_max;     // largest |Phi_i| after a step since t = 0 (m or rad)
 } hy_stats;

@@ -585,6 +585,7 @@ int hy_cli_run(int argc, char** argv) {
   }
   hy_csv* csv = NULL;
   if (out) {
+    m->opt.time_steps = 1;  // for the step_wall[s] column
     hy_error err;
     memset(&err, 0, sizeof err);
     if (hy_csv_open(out, m, &csv, &err) != HY_OK) {

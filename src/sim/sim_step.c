@@ -100,7 +100,7 @@ static hy_status step_explicit(const hy_model* m, hy_data* d, hy_work* w) {
 
 hy_status hy_step(const hy_model* m, hy_data* d) {
   if (!m || !d) return HY_ERR_ARG;
-  const double t_start = now_seconds();
+  const double t_start = m->opt.time_steps ? now_seconds() : 0;
   hy_work* w = d->work_;
   const double power0 = w->power, hyd0 = w->power_hyd, visc0 = w->power_visc;
   const double damp0 = w->power_damp;
@@ -124,7 +124,9 @@ hy_status hy_step(const hy_model* m, hy_data* d) {
   d->work_damp += h * (damp0 + w->power_damp);
   if (d->violation > d->stats.violation_max) d->stats.violation_max = d->violation;
   d->stats.nstep++;
-  d->stats.wall_last = now_seconds() - t_start;
-  d->stats.wall_time += d->stats.wall_last;
+  if (m->opt.time_steps) {
+    d->stats.wall_last = now_seconds() - t_start;
+    d->stats.wall_time += d->stats.wall_last;
+  }
   return HY_OK;
 }
