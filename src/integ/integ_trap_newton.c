@@ -42,10 +42,13 @@ static hy_status fd_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, hy_
 
 // The loops over the unknowns, as sized kernels (HY_SIZED): mechanical unknowns first, then
 // pressures.
-static HY_ALWAYS_INLINE void residual_norms(int n, int nmech, const double* f, double* res_mech,
+// The largest |f| per segment, and r = -f (the right-hand side of the Newton system)
+static HY_ALWAYS_INLINE void residual_norms(int n, int nmech, const double* restrict f,
+                                            double* restrict r, double* res_mech,
                                             double* res_hyd) {
   double rm = 0, rh = 0;
   for (int i = 0; i < n; i++) {
+    r[i] = -f[i];
     const double a = fabs(f[i]);
     if (i < nmech) {
       if (a > rm) rm = a;
@@ -55,10 +58,6 @@ static HY_ALWAYS_INLINE void residual_norms(int n, int nmech, const double* f, d
   }
   *res_mech = rm;
   *res_hyd = rh;
-}
-
-static HY_ALWAYS_INLINE void negate(int n, const double* f, double* r) {
-  for (int i = 0; i < n; i++) r[i] = -f[i];
 }
 
 // x += dx, and the largest correction in units of its tolerance (and which unknown it is)
@@ -102,14 +101,13 @@ hy_status hy_integ_trap_newton_step(const hy_model* m, hy_data* d, hy_form_work*
     st = hy_form_residual(m, d, fw, mw, nw->x, nw->f);
     fw->skip_derivatives = 0;
     if (st != HY_OK) break;
-    HY_SIZED(n, residual_norms, nmech, nw->f, &res_mech, &res_hyd);
+    HY_SIZED(n, residual_norms, nmech, nw->f, nw->dx, &res_mech, &res_hyd);
     nw->res_norm = res_mech > res_hyd ? res_mech : res_hyd;
     const int analytic = m->opt.tangent != HY_TANGENT_FD;
     if (it > 1 && m->opt.reuse_tangent) {
       // modified Newton: the factors of the step's first tangent (with its row scales for the
       // finite-difference one)
       if (analytic) {
-        HY_SIZED(n, negate, nw->f, nw->dx);
         hy_form_solve_tangent(m, d, fw, nw->dx);
       } else {
         for (int i = 0; i < n; i++) nw->dx[i] = -nw->f[i] * nw->fp[i];
@@ -121,7 +119,6 @@ hy_status hy_integ_trap_newton_step(const hy_model* m, hy_data* d, hy_form_work*
     hy_status fst;
     if (analytic) {
       fst = hy_form_factor_tangent(m, d, fw, &col);
-      HY_SIZED(n, negate, nw->f, nw->dx);
     } else {
       st = fd_tangent(m, d, fw, mw, nw, n);
       if (st != HY_OK) break;
