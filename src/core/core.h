@@ -77,9 +77,11 @@
 // Returns the column of the first zero pivot, or -1. After a zero pivot the remaining pivots
 // are the identity, so that a caller that solves anyway stays in bounds (the factors are then
 // unusable). Every loop runs over all n with the triangle as a condition and none exits early:
-// with n a constant the compiler then unrolls the whole elimination.
+// with n a constant the compiler then unrolls the whole elimination. in_registers (a constant)
+// chooses how rows are exchanged: for a block the caller keeps in a local array (the same
+// pivots and arithmetic either way).
 static HY_ALWAYS_INLINE int hy_lu_factor_n(int n, double* restrict a, int* restrict piv,
-                                           double amax) {
+                                           double amax, int in_registers) {
   const double tiny = HY_LU_TINY * amax;
   int sing = -1;
   for (int k = 0; k < n; k++) {
@@ -98,10 +100,23 @@ static HY_ALWAYS_INLINE int hy_lu_factor_n(int n, double* restrict a, int* restr
       continue;
     }
     piv[k] = p;
-    for (int j = 0; j < n; j++) {
-      const double t = a[k * n + j];
-      a[k * n + j] = a[p * n + j];
-      a[p * n + j] = t;
+    if (in_registers) {
+      // compared with each later row instead of indexed by the pivot: a block in a local
+      // array then stays in registers
+      for (int i = 0; i < n; i++) {
+        if (i <= k || p != i) continue;
+        for (int j = 0; j < n; j++) {
+          const double t = a[k * n + j];
+          a[k * n + j] = a[i * n + j];
+          a[i * n + j] = t;
+        }
+      }
+    } else if (p != k) {
+      for (int j = 0; j < n; j++) {
+        const double t = a[k * n + j];
+        a[k * n + j] = a[p * n + j];
+        a[p * n + j] = t;
+      }
     }
     const double inv = 1.0 / a[k * n + k];
     for (int i = 0; i < n; i++) {

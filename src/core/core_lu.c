@@ -135,7 +135,7 @@ static HY_ALWAYS_INLINE void chol_solve_n(int n, const double* l, double* b) {
 //----- dispatch to the unrolled small sizes ---------------------------------------------------
 
 static HY_ALWAYS_INLINE hy_status lu_factor_sized(int n, double* a, int* piv, int* sing_col) {
-  const int col = hy_lu_factor_n(n, a, piv, max_abs(n * n, a));
+  const int col = hy_lu_factor_n(n, a, piv, max_abs(n * n, a), 0);
   if (col < 0) return HY_OK;
   if (sing_col) *sing_col = col;
   return HY_WARN_SINGULAR;

@@ -12,7 +12,18 @@
 // mechanisms, where loops of run-time length cost more than their arithmetic. The loops over
 // the independent coordinates are the outer ones, so that the unrolled loops over nz are inside
 // them and every sum keeps its order. A vector of up to HY_SIZED_MAX coordinates is held in a
-// local array (registers, once unrolled), a longer one in fw->vec.
+// local array (registers, once unrolled), a longer one in fw->vec. The number nf of independent
+// coordinates is a constant too when it is 1, as on every seed mechanism with loops (one
+// actuator, one degree of freedom): the loops over nf then vanish, and so do those over the
+// nz - nf dependent coordinates.
+#define SIZED_Z_F1(nz, nf, fn, ...)       \
+  do {                                    \
+    if ((nf) == 1) {                      \
+      HY_SIZED(nz, fn, 1, __VA_ARGS__);   \
+    } else {                              \
+      HY_SIZED(nz, fn, nf, __VA_ARGS__);  \
+    }                                     \
+  } while (0)
 
 // Sets the independent coordinates to x and moves the dependent ones with them by R_z of the
 // last evaluation (Eq. 14 to first order), so that the loop closure starts within the square
@@ -41,18 +52,42 @@ static HY_ALWAYS_INLINE void set_independent_n(int nz, int nf, const double* res
 }
 
 // Eq. 33 on the independent velocities
-static void set_independent_velocities(int nf, double dt, const int* restrict ind,
-                                       const double* restrict x,
-                                       const double* restrict hat_zd, double* restrict zd) {
+static HY_ALWAYS_INLINE void set_independent_velocities(int nf, double dt,
+                                                        const int* restrict ind,
+                                                        const double* restrict x,
+                                                        const double* restrict hat_zd,
+                                                        double* restrict zd) {
   const double c1 = 2 / dt;
   for (int c = 0; c < nf; c++) zd[ind[c]] = c1 * x[c] + hat_zd[ind[c]];
+}
+
+// S of Eq. 15 = -Pd^-1 (Phi_z_dot zd) on the selected rows, 0 on the independent coordinates,
+// with the factors of the last closure. It is solved here, in the kernel that uses it, since a
+// call to hy_form_velocity_transform with its own dispatch costs more than the solve. The
+// nz - nf dependent coordinates are the fw->nsel selected equations (form_partition.c), so that
+// their number is a constant where nz and nf are.
+static HY_ALWAYS_INLINE void bias_transform_n(int nz, int nf, const hy_form_work* fw,
+                                              const int* restrict part,
+                                              const double* restrict bias,
+                                              double* restrict S) {
+  const int r = nz - nf;
+  const int* restrict rows = fw->rowsel;
+  const int* restrict dep = part + nf;
+  double loc[HY_SIZED_MAX];
+  double* restrict b = r <= HY_SIZED_MAX ? loc : fw->vec;
+  for (int c = 0; c < nf; c++) S[part[c]] = 0;
+  for (int i = 0; i < r; i++) b[i] = -bias[rows[i]];
+  hy_lu_solve_n(r, fw->Pd, fw->pivd, b);
+  for (int j = 0; j < r; j++) S[dep[j]] = b[j];
 }
 
 // zdd = S + R_z zdd_i (Eq. 15) with zdd_i = 4/dt^2 x + hat_zdd (Eq. 33), and zdd_i into zdd_i
 // when it is not NULL
 static HY_ALWAYS_INLINE void accelerations_n(int nz, int nf, double c2, const double* restrict x,
                                              const hy_form_work* fw, const int* restrict ind,
+                                             const double* restrict bias,
                                              double* restrict zdd_i, double* restrict zdd) {
+  bias_transform_n(nz, nf, fw, ind, bias, fw->S);
   const double* restrict Rz = fw->Rz;
   const double* restrict S = fw->S;
   const double* restrict hat_zdd = fw->hat_zdd;
@@ -68,11 +103,11 @@ static HY_ALWAYS_INLINE void accelerations_n(int nz, int nf, double c2, const do
 // f = sc R_z^T (M' zdd - Q'), sc = dt^2/4
 static HY_ALWAYS_INLINE void mech_rows_n(int nz, int nf, double c2, double sc,
                                          const double* restrict x, const hy_form_work* fw,
-                                         const int* restrict ind, const double* restrict M,
-                                         const double* restrict Q, double* restrict zdd_i,
-                                         double* restrict zdd, double* restrict f,
-                                         double* restrict scratch) {
-  accelerations_n(nz, nf, c2, x, fw, ind, zdd_i, zdd);
+                                         const int* restrict ind, const double* restrict bias,
+                                         const double* restrict M, const double* restrict Q,
+                                         double* restrict zdd_i, double* restrict zdd,
+                                         double* restrict f, double* restrict scratch) {
+  accelerations_n(nz, nf, c2, x, fw, ind, bias, zdd_i, zdd);
   double loc[HY_SIZED_MAX];
   double* restrict r = nz <= HY_SIZED_MAX ? loc : scratch;
   for (int i = 0; i < nz; i++) {
@@ -88,29 +123,36 @@ static HY_ALWAYS_INLINE void mech_rows_n(int nz, int nf, double c2, double sc,
   }
 }
 
+// The unknowns into the independent positions (moving the dependent ones by R_z) and
+// velocities
+static HY_ALWAYS_INLINE void begin_n(int nz, int nf, double dt, const hy_form_work* fw,
+                                     const int* restrict ind, const double* restrict x,
+                                     double* restrict z, double* restrict zd) {
+  set_independent_n(nz, nf, fw->Rz, ind, x, z, (double*)NULL, fw->vec);
+  set_independent_velocities(nf, dt, ind, x, fw->hat_zd, zd);
+}
+
 hy_status hy_doublestep_residual(const hy_model* m, hy_data* d, hy_form_work* fw,
                                  hy_mech_work* mw, const double* x, double* f) {
   const int nz = m->sizes.nz, nf = d->ndof;
   const int* ind = d->part;
   const double dt = fw->dt;
-  // positions: the independent ones are the unknowns, the dependent ones close the loops
-  HY_SIZED(nz, set_independent_n, nf, fw->Rz, ind, x, d->z, (double*)NULL, fw->vec);
-  hy_status st = hy_form_close_positions(m, d, fw, mw);
+  // positions: the independent ones are the unknowns, the dependent ones close the loops;
+  // velocities: Eq. 33 on the independent ones, set first since the position stages do not
+  // read them, and Eq. 13 for the dependent ones with R_z, by the closure's last factors
+  SIZED_Z_F1(nz, nf, begin_n, dt, fw, ind, x, d->z, d->zd);
+  hy_status st = hy_form_close_loops(m, d, fw, mw);
   if (st != HY_OK) {
     return HY_FAIL(&d->err, HY_NEWTON_NOCONV,
                    "loop closure failed at t = %g s (constraint residual %.3g, pivot ratio of "
                    "the dependent block %.3g)", d->time, d->violation, fw->pivot_ratio);
   }
-  // velocities: Eq. 33 on the independent ones, Eq. 13 for the dependent ones
-  set_independent_velocities(nf, dt, ind, x, fw->hat_zd, d->zd);
-  hy_form_close_velocities(m, d, fw);
   hy_form_set_pressures(m, d, fw, x + nf);
   hy_form_evaluate_vel(m, d, mw, fw->skip_derivatives ? NULL : &fw->hyd, 1);
-  hy_form_velocity_transform(m, d, fw, 1);
-  // accelerations: Eq. 33 on the independent ones, Eq. 15 for all; then Eq. 38:
+  // accelerations: S, Eq. 33 on the independent ones, Eq. 15 for all; then Eq. 38:
   // dt^2/4 (M'' zdd_i - Q'') = dt^2/4 R_z^T (M' zdd - Q'), since Q'' = R_z^T (Q' - M' S)
-  HY_SIZED(nz, mech_rows_n, nf, 4 / (dt * dt), 0.25 * dt * dt, x, fw, ind, d->M, d->Q,
-           fw->zdd_trap, d->zdd, f, fw->vec);
+  SIZED_Z_F1(nz, nf, mech_rows_n, 4 / (dt * dt), 0.25 * dt * dt, x, fw, ind, d->phi_bias, d->M,
+             d->Q, fw->zdd_trap, d->zdd, f, fw->vec);
   hy_form_pressure_rows(m, d, fw, f + nf);
   return HY_OK;
 }
@@ -148,8 +190,8 @@ void hy_doublestep_tangent_mech(const hy_model* m, hy_data* d, hy_form_work* fw,
   // the independent coordinates; the cylinder lengths change with them by Js R_z
   hy_form_cylinder_jacobians(m, d, fw);
   hy_form_cylinder_matrix(m, d, fw, fw->dt, fw->W);
-  HY_SIZED(m->sizes.nz, tangent_mech_n, d->ndof, m->sizes.ncyl, fw->W, fw->Rz, fw->jac_s, Am,
-           fw->tg_Js, fw->vec);
+  SIZED_Z_F1(m->sizes.nz, d->ndof, tangent_mech_n, m->sizes.ncyl, fw->W, fw->Rz, fw->jac_s, Am,
+             fw->tg_Js, fw->vec);
 }
 
 hy_status hy_doublestep_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
@@ -162,22 +204,23 @@ hy_status hy_doublestep_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_
   // the dependent coordinates follow by R_z; closing the loops after a change below
   // KEEP_POSITIONS would correct them by its square, far below round-off
   double* dz = fw->vec2;
-  HY_SIZED(nz, set_independent_n, nf, fw->Rz, ind, x, d->z, dz, fw->vec);
+  SIZED_Z_F1(nz, nf, set_independent_n, fw->Rz, ind, x, d->z, dz, fw->vec);
   const int keep = hy_form_keep_positions(m, d, dz);
-  if (!keep && hy_form_close_positions(m, d, fw, mw) != HY_OK) {
+  set_independent_velocities(nf, dt, ind, x, fw->hat_zd, d->zd);
+  if (keep) {
+    // R_z and the factors are those of the last evaluation
+    hy_form_close_velocities(m, d, fw);
+  } else if (hy_form_close_loops(m, d, fw, mw) != HY_OK) {
     return HY_FAIL(&d->err, HY_NEWTON_NOCONV,
                    "loop closure failed at t = %g s (constraint residual %.3g)", d->time,
                    d->violation);
   }
-  set_independent_velocities(nf, dt, ind, x, fw->hat_zd, d->zd);
-  hy_form_close_velocities(m, d, fw);
   hy_form_set_pressures(m, d, fw, x + nf);
   hy_mech_kinematics_vel(m, d, mw);
   if (m->sizes.neq > 0) hy_mech_constraints_bias(m, d, mw);
-  // with the positions kept, R_z is that of the last evaluation: only S changes with the
-  // velocities
-  hy_form_velocity_transform(m, d, fw, !keep);
-  HY_SIZED(nz, accelerations_n, nf, 4 / (dt * dt), x, fw, ind, (double*)NULL, d->zdd);
+  // S changes with the velocities
+  SIZED_Z_F1(nz, nf, accelerations_n, 4 / (dt * dt), x, fw, ind, d->phi_bias, (double*)NULL,
+             d->zdd);
   hy_form_outputs(m, d, mw);
   // a new partition when the dependent block approaches a singularity: the state is kept in
   // all coordinates, so only the choice of unknowns changes for the next step

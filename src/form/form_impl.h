@@ -42,6 +42,10 @@ hy_status hy_form_factor_dependent(const hy_model* m, hy_data* d, hy_form_work* 
 // factored at the solution. HY_NEWTON_NOCONV (> 0) or HY_WARN_SINGULAR when it fails.
 hy_status hy_form_close_positions(const hy_model* m, hy_data* d, hy_form_work* fw,
                                   hy_mech_work* mw);
+// hy_form_close_positions, then at the closed positions R_z of Eq. 14 and the dependent
+// velocities from the independent ones (Eq. 13): fw->Rz and d->zd are written only when it
+// returns HY_OK.
+hy_status hy_form_close_loops(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw);
 // Dependent velocities from the independent ones, Eq. 13 (needs the factored dependent block).
 void hy_form_close_velocities(const hy_model* m, hy_data* d, hy_form_work* fw);
 // R_z of Eq. 14 and S = R_z_dot zd_i of Eq. 15 at the current evaluation (needs the factored

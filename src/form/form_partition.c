@@ -96,17 +96,24 @@ hy_status hy_form_select_initial_partition(const hy_model* m, hy_data* d, hy_for
 // their arithmetic. A right-hand side of up to HY_SIZED_MAX entries is held in a local array,
 // which the unrolled loops keep in registers; a larger one goes to fw->vec, the only scratch
 // that the callers in form.c leave free (they keep d->zd in fw->vec2 around these calls).
+// The number f of independent coordinates is a constant too when it is 1, as on every seed
+// mechanism with loops (one actuator, one degree of freedom): the loops over f then vanish.
+#define SIZED_R_F1(r, f, fn, ...)         \
+  do {                                    \
+    if ((f) == 1) {                       \
+      HY_SIZED(r, fn, 1, __VA_ARGS__);    \
+    } else {                              \
+      HY_SIZED(r, fn, f, __VA_ARGS__);    \
+    }                                     \
+  } while (0)
 
-// Pd = the selected rows of Phi_z at the dependent columns, factored in place (hy_lu_factor_n,
-// core.h), with the block's largest entry found while it is gathered. The factorization runs at
-// every loop-closure iteration, where a call, its size dispatch and a separate scan for the
-// largest entry cost more than the elimination of r = 2. *ok = 0 when a pivot is zero, and
-// *ratio is then 0.
-static HY_ALWAYS_INLINE void factor_dependent_n(int r, int nz, const double* restrict phi_z,
-                                                const int* restrict rows,
-                                                const int* restrict dep, double* restrict a,
-                                                int* restrict piv, double* restrict ratio,
-                                                int* restrict ok) {
+// a = the selected rows of Phi_z at the dependent columns, factored in place, with the block's
+// largest entry found while it is gathered. Returns 0 when a pivot is zero, and *ratio (the
+// smallest over the largest pivot) is then 0.
+static HY_ALWAYS_INLINE int factor_block_n(int r, int nz, const double* restrict phi_z,
+                                           const int* restrict rows, const int* restrict dep,
+                                           double* restrict a, int* restrict piv,
+                                           double* restrict ratio) {
   double amax = 0;
   for (int i = 0; i < r; i++) {
     const double* restrict row = phi_z + (size_t)rows[i] * (size_t)nz;
@@ -116,9 +123,9 @@ static HY_ALWAYS_INLINE void factor_dependent_n(int r, int nz, const double* res
       if (fabs(v) > amax) amax = fabs(v);
     }
   }
-  const int sing = hy_lu_factor_n(r, a, piv, amax) >= 0;
-  // the ratio of the smallest to the largest pivot; they are finite and nonzero after a
-  // successful factorization, so plain comparisons give what fmin and fmax would
+  const int sing = hy_lu_factor_n(r, a, piv, amax, 1) >= 0;
+  // the pivots are finite and nonzero after a successful factorization, so plain comparisons
+  // give what fmin and fmax would
   double lo = INFINITY, hi = 0;
   for (int k = 0; k < r; k++) {
     const double u = fabs(a[k * r + k]);
@@ -126,7 +133,15 @@ static HY_ALWAYS_INLINE void factor_dependent_n(int r, int nz, const double* res
     if (u > hi) hi = u;
   }
   *ratio = sing ? 0 : lo / hi;
-  *ok = !sing;
+  return !sing;
+}
+
+static HY_ALWAYS_INLINE void factor_dependent_n(int r, int nz, const double* restrict phi_z,
+                                                const int* restrict rows,
+                                                const int* restrict dep, double* restrict a,
+                                                int* restrict piv, double* restrict ratio,
+                                                int* restrict ok) {
+  *ok = factor_block_n(r, nz, phi_z, rows, dep, a, piv, ratio);
 }
 
 hy_status hy_form_factor_dependent(const hy_model* m, hy_data* d, hy_form_work* fw) {
@@ -141,55 +156,9 @@ hy_status hy_form_factor_dependent(const hy_model* m, hy_data* d, hy_form_work* 
   return ok ? HY_OK : HY_WARN_SINGULAR;
 }
 
-// One Newton correction of the loop closure, delta = -Pd^-1 Phi_sel, into *step as max |delta|
-// (a NaN entry does not count, as with fmax); delta is applied to the dependent coordinates
-// unless the caller stops there (step not finite, or at round-off).
-static HY_ALWAYS_INLINE void closure_correction_n(int r, const double* restrict lu,
-                                                  const int* restrict piv,
-                                                  const int* restrict rows,
-                                                  const int* restrict dep,
-                                                  const double* restrict phi, double* restrict z,
-                                                  double* restrict scratch,
-                                                  double* restrict step) {
-  double loc[HY_SIZED_MAX];
-  double* restrict b = r <= HY_SIZED_MAX ? loc : scratch;
-  for (int i = 0; i < r; i++) b[i] = -phi[rows[i]];
-  hy_lu_solve_n(r, lu, piv, b);
-  double s = 0;
-  for (int j = 0; j < r; j++) {
-    const double a = fabs(b[j]);
-    if (a > s) s = a;
-  }
-  *step = s;
-  if (!isfinite(s) || s <= CLOSE_ROUNDOFF) return;
-  for (int j = 0; j < r; j++) z[dep[j]] += b[j];
-}
-
-hy_status hy_form_close_positions(const hy_model* m, hy_data* d, hy_form_work* fw,
-                                  hy_mech_work* mw) {
-  const int r = fw->nsel;
-  const int* dep = d->part + d->ndof;
-  hy_mech_kinematics_pos(m, d, mw);
-  if (m->sizes.neq == 0) return HY_OK;
-  hy_mech_constraints_pos(m, d, mw);
-  for (int it = 0; it < CLOSE_MAX_ITER; it++) {
-    if (hy_form_factor_dependent(m, d, fw) != HY_OK) return HY_WARN_SINGULAR;
-    if (r == 0) return HY_OK;
-    double step = 0;
-    HY_SIZED(r, closure_correction_n, fw->Pd, fw->pivd, fw->rowsel, dep, d->phi, d->z, fw->vec,
-             &step);
-    if (!isfinite(step)) return HY_NEWTON_NOCONV;
-    if (step <= CLOSE_ROUNDOFF) return HY_OK;
-    hy_mech_kinematics_pos(m, d, mw);
-    hy_mech_constraints_pos(m, d, mw);
-    if (step <= CLOSE_TOL) return hy_form_factor_dependent(m, d, fw);
-  }
-  return HY_NEWTON_NOCONV;
-}
-
 // zd_d = -Pd^-1 Phi_i zd_i on the selected rows (Eq. 13); part holds f independent coordinates,
 // then the r dependent ones
-static HY_ALWAYS_INLINE void close_velocities_n(int r, int nz, int f,
+static HY_ALWAYS_INLINE void close_velocities_n(int r, int f, int nz,
                                                 const double* restrict phi_z,
                                                 const int* restrict rows,
                                                 const int* restrict part,
@@ -211,17 +180,159 @@ static HY_ALWAYS_INLINE void close_velocities_n(int r, int nz, int f,
   for (int j = 0; j < r; j++) zd[part[f + j]] = b[j];
 }
 
+// The rows of R_z (nz x f, Eq. 14) of the independent coordinates: the identity.
+static HY_ALWAYS_INLINE void rz_identity_rows(int f, const int* restrict part,
+                                              double* restrict Rz) {
+  for (int c = 0; c < f; c++) {
+    double* restrict row = Rz + (size_t)part[c] * (size_t)f;
+    for (int a = 0; a < f; a++) row[a] = a == c ? 1.0 : 0.0;  // a loop, not a call to memset
+  }
+}
+
+// The rows of R_z of the dependent coordinates, -Pd^-1 Phi_i, one column (solve) at a time.
+static HY_ALWAYS_INLINE void rz_dependent_rows_n(int r, int f, int nz,
+                                                 const double* restrict phi_z,
+                                                 const int* restrict rows,
+                                                 const int* restrict part,
+                                                 const double* restrict lu,
+                                                 const int* restrict piv, double* restrict Rz,
+                                                 double* restrict scratch) {
+  const int* restrict dep = part + f;
+  double loc[HY_SIZED_MAX];
+  double* restrict b = r <= HY_SIZED_MAX ? loc : scratch;
+  for (int c = 0; c < f; c++) {
+    const int k = part[c];
+    for (int i = 0; i < r; i++) b[i] = -phi_z[(size_t)rows[i] * (size_t)nz + k];
+    hy_lu_solve_n(r, lu, piv, b);
+    for (int j = 0; j < r; j++) Rz[(size_t)dep[j] * (size_t)f + c] = b[j];
+  }
+}
+
+// One Newton correction of the loop closure, delta = -Pd^-1 Phi_sel, into b, and max |delta|
+// (a NaN entry does not count, as with fmax) returned
+static HY_ALWAYS_INLINE double closure_correction_n(int r, const double* restrict lu,
+                                                    const int* restrict piv,
+                                                    const int* restrict rows,
+                                                    const double* restrict phi,
+                                                    double* restrict b) {
+  for (int i = 0; i < r; i++) b[i] = -phi[rows[i]];
+  hy_lu_solve_n(r, lu, piv, b);
+  double s = 0;
+  for (int j = 0; j < r; j++) {
+    const double a = fabs(b[j]);
+    if (a > s) s = a;
+  }
+  return s;
+}
+
+// Newton on the selected equations for the r >= 1 dependent coordinates, after the position
+// stages have run at the current z. The closure iterates where most of a residual evaluation's
+// own work is, so it is one kernel: the block and the index sets are held in local arrays (for
+// r <= HY_SIZED_MAX), the factoring and the corrections run with them in registers, and the
+// factors go to fw->Pd once at the end. With tail, also R_z and the dependent velocities at
+// the converged positions (hy_form_close_loops), solved with the final factors while they are
+// still at hand. The pointers into d are not restrict: the position stages write through d.
+static HY_ALWAYS_INLINE hy_status close_loop_n(int r, int f, const hy_model* m, hy_data* d,
+                                               hy_form_work* fw, hy_mech_work* mw, int tail) {
+  const int nz = m->sizes.nz;
+  const int small = r <= HY_SIZED_MAX;
+  int rows_loc[HY_SIZED_MAX], dep_loc[HY_SIZED_MAX], piv_loc[HY_SIZED_MAX];
+  double a_loc[HY_SIZED_MAX * HY_SIZED_MAX], b_loc[HY_SIZED_MAX];
+  if (small) {
+    for (int i = 0; i < r; i++) {
+      rows_loc[i] = fw->rowsel[i];
+      dep_loc[i] = d->part[f + i];
+    }
+  }
+  const int* rows = small ? rows_loc : fw->rowsel;
+  const int* dep = small ? dep_loc : d->part + f;
+  double* lu = small ? a_loc : fw->Pd;
+  int* piv = small ? piv_loc : fw->pivd;
+  double* b = small ? b_loc : fw->vec;
+  const double* phi_z = d->phi_z;
+  const double* phi = d->phi;
+  double* z = d->z;
+  hy_status st = HY_OK;
+  int it = 0, done = 0;
+  for (;;) {
+    if (!factor_block_n(r, nz, phi_z, rows, dep, lu, piv, &fw->pivot_ratio)) {
+      st = HY_WARN_SINGULAR;
+      break;
+    }
+    if (done) break;
+    const double step = closure_correction_n(r, lu, piv, rows, phi, b);
+    if (!isfinite(step)) {
+      st = HY_NEWTON_NOCONV;
+      break;
+    }
+    if (step <= CLOSE_ROUNDOFF) break;
+    for (int j = 0; j < r; j++) z[dep[j]] += b[j];
+    hy_mech_kinematics_pos(m, d, mw);
+    hy_mech_constraints_pos(m, d, mw);
+    // converged: factored once more at the new positions
+    if (step <= CLOSE_TOL) {
+      done = 1;
+    } else if (++it == CLOSE_MAX_ITER) {
+      st = HY_NEWTON_NOCONV;
+      break;
+    }
+  }
+  if (small) {
+    for (int i = 0; i < r * r; i++) fw->Pd[i] = lu[i];
+    for (int i = 0; i < r; i++) fw->pivd[i] = piv[i];
+  }
+  if (st != HY_OK || !tail) return st;
+  rz_identity_rows(f, d->part, fw->Rz);
+  rz_dependent_rows_n(r, f, nz, phi_z, rows, d->part, lu, piv, fw->Rz, fw->vec);
+  close_velocities_n(r, f, nz, phi_z, rows, d->part, lu, piv, d->zd, fw->vec);
+  return HY_OK;
+}
+
+static HY_ALWAYS_INLINE void close_n(int r, int f, const hy_model* m, hy_data* d,
+                                     hy_form_work* fw, hy_mech_work* mw, int tail,
+                                     hy_status* st) {
+  *st = close_loop_n(r, f, m, d, fw, mw, tail);
+}
+
+// tail a run-time flag: a copy of each size per value would double the code for the few
+// instructions of its tests
+static hy_status close_any(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
+                           int tail) {
+  hy_mech_kinematics_pos(m, d, mw);
+  if (m->sizes.neq > 0) hy_mech_constraints_pos(m, d, mw);
+  const int r = fw->nsel;
+  if (r == 0) {
+    // nothing to close, and R_z is the identity
+    if (m->sizes.neq > 0) fw->pivot_ratio = 1;
+    if (tail) rz_identity_rows(d->ndof, d->part, fw->Rz);
+    return HY_OK;
+  }
+  hy_status st = HY_OK;
+  SIZED_R_F1(r, d->ndof, close_n, m, d, fw, mw, tail, &st);
+  return st;
+}
+
+hy_status hy_form_close_positions(const hy_model* m, hy_data* d, hy_form_work* fw,
+                                  hy_mech_work* mw) {
+  return close_any(m, d, fw, mw, 0);
+}
+
+hy_status hy_form_close_loops(const hy_model* m, hy_data* d, hy_form_work* fw,
+                              hy_mech_work* mw) {
+  return close_any(m, d, fw, mw, 1);
+}
+
 void hy_form_close_velocities(const hy_model* m, hy_data* d, hy_form_work* fw) {
   const int r = fw->nsel;
   if (r == 0) return;
-  HY_SIZED(r, close_velocities_n, m->sizes.nz, d->ndof, d->phi_z, fw->rowsel, d->part, fw->Pd,
-           fw->pivd, d->zd, fw->vec);
+  SIZED_R_F1(r, d->ndof, close_velocities_n, m->sizes.nz, d->phi_z, fw->rowsel, d->part,
+             fw->Pd, fw->pivd, d->zd, fw->vec);
 }
 
-// R_z (nz x f) and S (nz) of Eqs. 14-15. part is a permutation of the coordinates, so the rows
-// of the independent ones (identity, S = 0) and of the dependent ones (solves with Pd, one
-// column at a time) together write every entry.
-static HY_ALWAYS_INLINE void velocity_transform_n(int r, int nz, int f,
+// S (nz) of Eq. 15, and with with_rz R_z (nz x f) of Eq. 14. part is a permutation of the
+// coordinates, so the rows of the independent ones (identity, S = 0) and of the dependent ones
+// (solves with Pd) together write every entry.
+static HY_ALWAYS_INLINE void velocity_transform_n(int r, int f, int nz,
                                                   const double* restrict phi_z,
                                                   const double* restrict bias,
                                                   const int* restrict rows,
@@ -230,31 +341,34 @@ static HY_ALWAYS_INLINE void velocity_transform_n(int r, int nz, int f,
                                                   const int* restrict piv, double* restrict Rz,
                                                   double* restrict S, double* restrict scratch,
                                                   int with_rz) {
-  for (int c = 0; c < f; c++) {
-    double* restrict row = Rz + (size_t)part[c] * (size_t)f;
-    if (with_rz) {
-      for (int a = 0; a < f; a++) row[a] = a == c ? 1.0 : 0.0;  // a loop, not a call to memset
-    }
-    S[part[c]] = 0;
+  if (with_rz) {
+    rz_identity_rows(f, part, Rz);
+    rz_dependent_rows_n(r, f, nz, phi_z, rows, part, lu, piv, Rz, scratch);
   }
-  if (r == 0) return;
+  for (int c = 0; c < f; c++) S[part[c]] = 0;
   const int* restrict dep = part + f;
   double loc[HY_SIZED_MAX];
   double* restrict b = r <= HY_SIZED_MAX ? loc : scratch;
-  for (int c = 0; c < f && with_rz; c++) {
-    const int k = part[c];
-    for (int i = 0; i < r; i++) b[i] = -phi_z[(size_t)rows[i] * (size_t)nz + k];
-    hy_lu_solve_n(r, lu, piv, b);
-    for (int j = 0; j < r; j++) Rz[(size_t)dep[j] * (size_t)f + c] = b[j];
-  }
   for (int i = 0; i < r; i++) b[i] = -bias[rows[i]];
   hy_lu_solve_n(r, lu, piv, b);
   for (int j = 0; j < r; j++) S[dep[j]] = b[j];
 }
 
 void hy_form_velocity_transform(const hy_model* m, hy_data* d, hy_form_work* fw, int with_rz) {
-  HY_SIZED(fw->nsel, velocity_transform_n, m->sizes.nz, d->ndof, d->phi_z, d->phi_bias,
-           fw->rowsel, d->part, fw->Pd, fw->pivd, fw->Rz, fw->S, fw->vec, with_rz);
+  const int r = fw->nsel;
+  if (r == 0) {
+    if (with_rz) rz_identity_rows(d->ndof, d->part, fw->Rz);
+    for (int c = 0; c < d->ndof; c++) fw->S[d->part[c]] = 0;
+    return;
+  }
+  // with_rz a constant in each copy, so that the copy for S alone has no tests of it
+  if (with_rz) {
+    SIZED_R_F1(r, d->ndof, velocity_transform_n, m->sizes.nz, d->phi_z, d->phi_bias,
+               fw->rowsel, d->part, fw->Pd, fw->pivd, fw->Rz, fw->S, fw->vec, 1);
+  } else {
+    SIZED_R_F1(r, d->ndof, velocity_transform_n, m->sizes.nz, d->phi_z, d->phi_bias,
+               fw->rowsel, d->part, fw->Pd, fw->pivd, fw->Rz, fw->S, fw->vec, 0);
+  }
 }
 
 hy_status hy_form_reduced_accelerations(const hy_model* m, hy_data* d, hy_form_work* fw) {
