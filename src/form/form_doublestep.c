@@ -12,18 +12,9 @@
 // mechanisms, where loops of run-time length cost more than their arithmetic. The loops over
 // the independent coordinates are the outer ones, so that the unrolled loops over nz are inside
 // them and every sum keeps its order. A vector of up to HY_SIZED_MAX coordinates is held in a
-// local array (registers, once unrolled), a longer one in fw->vec. The number nf of independent
-// coordinates is a constant too when it is 1, as on every seed mechanism with loops (one
-// actuator, one degree of freedom): the loops over nf then vanish, and so do those over the
-// nz - nf dependent coordinates.
-#define SIZED_Z_F1(nz, nf, fn, ...)       \
-  do {                                    \
-    if ((nf) == 1) {                      \
-      HY_SIZED(nz, fn, 1, __VA_ARGS__);   \
-    } else {                              \
-      HY_SIZED(nz, fn, nf, __VA_ARGS__);  \
-    }                                     \
-  } while (0)
+// local array (registers, once unrolled), a longer one in fw->vec. With HY_FORM_SIZED_F1 the
+// number nf of independent coordinates is a constant too when it is 1, and so is the number
+// nz - nf of dependent ones.
 
 // Sets the independent coordinates to x and moves the dependent ones with them by R_z of the
 // last evaluation (Eq. 14 to first order), so that the loop closure starts within the square
@@ -140,7 +131,7 @@ hy_status hy_doublestep_residual(const hy_model* m, hy_data* d, hy_form_work* fw
   // positions: the independent ones are the unknowns, the dependent ones close the loops;
   // velocities: Eq. 33 on the independent ones, set first since the position stages do not
   // read them, and Eq. 13 for the dependent ones with R_z, by the closure's last factors
-  SIZED_Z_F1(nz, nf, begin_n, dt, fw, ind, x, d->z, d->zd);
+  HY_FORM_SIZED_F1(nz, nf, begin_n, dt, fw, ind, x, d->z, d->zd);
   hy_status st = hy_form_close_loops(m, d, fw, mw);
   if (st != HY_OK) {
     return HY_FAIL(&d->err, HY_NEWTON_NOCONV,
@@ -151,7 +142,7 @@ hy_status hy_doublestep_residual(const hy_model* m, hy_data* d, hy_form_work* fw
   hy_form_evaluate_vel(m, d, mw, fw->skip_derivatives ? NULL : &fw->hyd, 1);
   // accelerations: S, Eq. 33 on the independent ones, Eq. 15 for all; then Eq. 38:
   // dt^2/4 (M'' zdd_i - Q'') = dt^2/4 R_z^T (M' zdd - Q'), since Q'' = R_z^T (Q' - M' S)
-  SIZED_Z_F1(nz, nf, mech_rows_n, 4 / (dt * dt), 0.25 * dt * dt, x, fw, ind, d->phi_bias, d->M,
+  HY_FORM_SIZED_F1(nz, nf, mech_rows_n, 4 / (dt * dt), 0.25 * dt * dt, x, fw, ind, d->phi_bias, d->M,
              d->Q, fw->zdd_trap, d->zdd, f, fw->vec);
   hy_form_pressure_rows(m, d, fw, f + nf);
   return HY_OK;
@@ -190,7 +181,7 @@ void hy_doublestep_tangent_mech(const hy_model* m, hy_data* d, hy_form_work* fw,
   // the independent coordinates; the cylinder lengths change with them by Js R_z
   hy_form_cylinder_jacobians(m, d, fw);
   hy_form_cylinder_matrix(m, d, fw, fw->dt, fw->W);
-  SIZED_Z_F1(m->sizes.nz, d->ndof, tangent_mech_n, m->sizes.ncyl, fw->W, fw->Rz, fw->jac_s, Am,
+  HY_FORM_SIZED_F1(m->sizes.nz, d->ndof, tangent_mech_n, m->sizes.ncyl, fw->W, fw->Rz, fw->jac_s, Am,
              fw->tg_Js, fw->vec);
 }
 
@@ -204,7 +195,7 @@ hy_status hy_doublestep_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_
   // the dependent coordinates follow by R_z; closing the loops after a change below
   // KEEP_POSITIONS would correct them by its square, far below round-off
   double* dz = fw->vec2;
-  SIZED_Z_F1(nz, nf, set_independent_n, fw->Rz, ind, x, d->z, dz, fw->vec);
+  HY_FORM_SIZED_F1(nz, nf, set_independent_n, fw->Rz, ind, x, d->z, dz, fw->vec);
   const int keep = hy_form_keep_positions(m, d, dz);
   set_independent_velocities(nf, dt, ind, x, fw->hat_zd, d->zd);
   if (keep) {
@@ -219,7 +210,7 @@ hy_status hy_doublestep_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_
   hy_mech_kinematics_vel(m, d, mw);
   if (m->sizes.neq > 0) hy_mech_constraints_bias(m, d, mw);
   // S changes with the velocities
-  SIZED_Z_F1(nz, nf, accelerations_n, 4 / (dt * dt), x, fw, ind, d->phi_bias, (double*)NULL,
+  HY_FORM_SIZED_F1(nz, nf, accelerations_n, 4 / (dt * dt), x, fw, ind, d->phi_bias, (double*)NULL,
              d->zdd);
   hy_form_outputs(m, d, mw);
   // a new partition when the dependent block approaches a singularity: the state is kept in

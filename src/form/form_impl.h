@@ -2,7 +2,20 @@
 #ifndef HYDYN_SRC_FORM_FORM_IMPL_H_
 #define HYDYN_SRC_FORM_FORM_IMPL_H_
 
+#include "core/core.h"
 #include "form/form.h"
+
+// HY_SIZED on n for a kernel fn(n, nf, ...) of the double-step formulation, with the number nf
+// of independent coordinates a constant too when it is 1, as on every seed mechanism with loops
+// (one actuator, one degree of freedom): the loops over nf then vanish.
+#define HY_FORM_SIZED_F1(n, nf, fn, ...)  \
+  do {                                    \
+    if ((nf) == 1) {                      \
+      HY_SIZED(n, fn, 1, __VA_ARGS__);    \
+    } else {                              \
+      HY_SIZED(n, fn, nf, __VA_ARGS__);   \
+    }                                     \
+  } while (0)
 
 // Everything at (time, z, zd, p, U): kinematics, constraints, force geometry, hydraulics
 // (with derivatives when hw != NULL), force elements, M', Q', energies.

@@ -96,16 +96,7 @@ hy_status hy_form_select_initial_partition(const hy_model* m, hy_data* d, hy_for
 // their arithmetic. A right-hand side of up to HY_SIZED_MAX entries is held in a local array,
 // which the unrolled loops keep in registers; a larger one goes to fw->vec, the only scratch
 // that the callers in form.c leave free (they keep d->zd in fw->vec2 around these calls).
-// The number f of independent coordinates is a constant too when it is 1, as on every seed
-// mechanism with loops (one actuator, one degree of freedom): the loops over f then vanish.
-#define SIZED_R_F1(r, f, fn, ...)         \
-  do {                                    \
-    if ((f) == 1) {                       \
-      HY_SIZED(r, fn, 1, __VA_ARGS__);    \
-    } else {                              \
-      HY_SIZED(r, fn, f, __VA_ARGS__);    \
-    }                                     \
-  } while (0)
+// With HY_FORM_SIZED_F1 the number f of independent coordinates is a constant too when it is 1.
 
 // a = the selected rows of Phi_z at the dependent columns, factored in place, with the block's
 // largest entry found while it is gathered. Returns 0 when a pivot is zero, and *ratio (the
@@ -308,7 +299,7 @@ static hy_status close_any(const hy_model* m, hy_data* d, hy_form_work* fw, hy_m
     return HY_OK;
   }
   hy_status st = HY_OK;
-  SIZED_R_F1(r, d->ndof, close_n, m, d, fw, mw, tail, &st);
+  HY_FORM_SIZED_F1(r, d->ndof, close_n, m, d, fw, mw, tail, &st);
   return st;
 }
 
@@ -325,7 +316,7 @@ hy_status hy_form_close_loops(const hy_model* m, hy_data* d, hy_form_work* fw,
 void hy_form_close_velocities(const hy_model* m, hy_data* d, hy_form_work* fw) {
   const int r = fw->nsel;
   if (r == 0) return;
-  SIZED_R_F1(r, d->ndof, close_velocities_n, m->sizes.nz, d->phi_z, fw->rowsel, d->part,
+  HY_FORM_SIZED_F1(r, d->ndof, close_velocities_n, m->sizes.nz, d->phi_z, fw->rowsel, d->part,
              fw->Pd, fw->pivd, d->zd, fw->vec);
 }
 
@@ -363,10 +354,10 @@ void hy_form_velocity_transform(const hy_model* m, hy_data* d, hy_form_work* fw,
   }
   // with_rz a constant in each copy, so that the copy for S alone has no tests of it
   if (with_rz) {
-    SIZED_R_F1(r, d->ndof, velocity_transform_n, m->sizes.nz, d->phi_z, d->phi_bias,
+    HY_FORM_SIZED_F1(r, d->ndof, velocity_transform_n, m->sizes.nz, d->phi_z, d->phi_bias,
                fw->rowsel, d->part, fw->Pd, fw->pivd, fw->Rz, fw->S, fw->vec, 1);
   } else {
-    SIZED_R_F1(r, d->ndof, velocity_transform_n, m->sizes.nz, d->phi_z, d->phi_bias,
+    HY_FORM_SIZED_F1(r, d->ndof, velocity_transform_n, m->sizes.nz, d->phi_z, d->phi_bias,
                fw->rowsel, d->part, fw->Pd, fw->pivd, fw->Rz, fw->S, fw->vec, 0);
   }
 }
