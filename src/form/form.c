@@ -561,14 +561,17 @@ void hy_form_pressure_rows(const hy_model* m, hy_data* d, hy_form_work* fw, doub
   HY_SIZED(m->sizes.nvol, pressure_rows_n, 0.5 * fw->dt, fw->pd_trap, d->pd, fp);
 }
 
-// The tangent's pressure blocks from the hydraulic derivatives of the evaluation the tangent is
-// formed at. Pressure rows: f_p = dt/2 (2/dt p + hat - h(p, s, s_dot)), so D = df_p/dp = I - dt/2
-// dh/dp and df_p/dz = G Js with G = -dt/2 (dh/ds + 2/dt dh/ds_dot) (the change of Js with z is
-// left out). Mechanical rows: f_z = dt^2/4 (... - Js^T F), so df_z/dp = -dt^2/4 Js^T dF/dp.
+// The tangent's pressure blocks (seed 000 Eqs. 38-39 differentiated) from the hydraulic
+// derivatives of the evaluation the tangent is formed at. Pressure rows:
+// f_p = dt/2 (2/dt p + hat - h(p, s, s_dot)), so D = df_p/dp = I - dt/2 dh/dp and
+// df_p/dz = G Js with G = -dt/2 (dh/ds + 2/dt dh/ds_dot) (the change of Js with z is left out).
+// Mechanical rows: f_z = dt^2/4 (... - Js^T F), so df_z/dp = -dt^2/4 Js^T dF/dp.
 static HY_ALWAYS_INLINE void pressure_blocks_n(int nv, int nc, double dt, const hy_hyd_work* hw,
                                                double* restrict D, double* restrict G) {
   for (int v = 0; v < nv; v++) {
-    for (int w = 0; w < nv; w++) D[v * nv + w] = (v == w ? 1.0 : 0.0) - 0.5 * dt * hw->dpd_dp[v * nv + w];
+    for (int w = 0; w < nv; w++) {
+      D[v * nv + w] = (v == w ? 1.0 : 0.0) - 0.5 * dt * hw->dpd_dp[v * nv + w];
+    }
     for (int c = 0; c < nc; c++) {
       G[v * nc + c] = -0.5 * dt * (hw->dpd_ds[v * nc + c] + 2 / dt * hw->dpd_dsd[v * nc + c]);
     }
@@ -614,12 +617,6 @@ void hy_form_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, double* J)
   }
 }
 
-// The pressures couple to the mechanics only through the ncyl cylinder lengths, so they are
-// eliminated in blocks instead of factoring the whole tangent: with Y = D^-1 G, the Schur
-// complement of D is S = A_m - (df_z/dp) D^-1 (df_p/dz) = A_m + dt^2/4 Js^T (dF/dp Y) Js, a
-// rank-ncyl update of the mechanical block. Besides being cheaper, the mechanical and pressure
-// rows, whose scales differ by many orders of magnitude, are then never pivoted against each
-// other.
 // Y = D^-1 G column by column (G row-major, nv x nc, overwritten by Y) and K = dF/dp Y.
 static HY_ALWAYS_INLINE void eliminate_pressures_n(int nv, int nc, hy_form_work* fw,
                                                    double* restrict K) {
@@ -658,6 +655,13 @@ static HY_ALWAYS_INLINE void schur_update_n(int nm, int nc, double s, const doub
   }
 }
 
+// The tangent of seed 000 Eqs. 38-39 (Eq. 37's J) in blocks. The pressures couple to the
+// mechanics only through the ncyl cylinder lengths (Eqs. 29 and 44), so they are
+// eliminated in blocks instead of factoring the whole tangent: with Y = D^-1 G, the Schur
+// complement of D is S = A_m - (df_z/dp) D^-1 (df_p/dz) = A_m + dt^2/4 Js^T (dF/dp Y) Js, a
+// rank-ncyl update of the mechanical block. Besides being cheaper, the mechanical and pressure
+// rows, whose scales differ by many orders of magnitude, are then never pivoted against each
+// other.
 hy_status hy_form_factor_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, int* sing) {
   const int nm = nmech(m, d), nv = m->sizes.nvol, nc = m->sizes.ncyl;
   tangent_blocks(m, d, fw);
@@ -715,11 +719,12 @@ void hy_form_solve_tangent(const hy_model* m, const hy_data* d, const hy_form_wo
 
 // At the end of a step the coordinates have moved by the last Newton correction since the last
 // evaluation. In nearly every step that correction is far below the tolerance (1e-5 of it on
-// the seed mechanisms, 1e-12 rad). The position stages of the kinematics and constraints, and the
-// loop closure, are then not repeated for it: Phi moves by Phi_z times the change (exact to its
-// square, ~1e-24 m) and the rest keeps the evaluated positions. The coordinates themselves always
-// take the full correction: even a 1e-11 rad left out would enter the velocities and
-// accelerations of the trapezoidal rule (as 2/dt and 4/dt^2 times it), which nothing damps.
+// the seed mechanisms, 1e-12 rad). The position stages of the kinematics and constraints, and
+// the loop closure, are then not repeated for it: Phi (seed 000 Eq. 18) moves by Phi_z times
+// the change, exact to its square (~1e-24 m), and the rest keeps the evaluated positions. The
+// coordinates themselves always take the full correction: even a 1e-11 rad left out would
+// enter the velocities and accelerations of the trapezoidal rule (as 2/dt and 4/dt^2 times it),
+// which nothing damps.
 #define KEEP_POSITIONS 1e-3
 
 // Phi += Phi_z dz, and the largest |Phi|

@@ -142,8 +142,8 @@ hy_status hy_doublestep_residual(const hy_model* m, hy_data* d, hy_form_work* fw
   hy_form_evaluate_vel(m, d, mw, fw->skip_derivatives ? NULL : &fw->hyd, 1);
   // accelerations: S, Eq. 33 on the independent ones, Eq. 15 for all; then Eq. 38:
   // dt^2/4 (M'' zdd_i - Q'') = dt^2/4 R_z^T (M' zdd - Q'), since Q'' = R_z^T (Q' - M' S)
-  HY_FORM_SIZED_F1(nz, nf, mech_rows_n, 4 / (dt * dt), 0.25 * dt * dt, x, fw, ind, d->phi_bias, d->M,
-             d->Q, fw->zdd_trap, d->zdd, f, fw->vec);
+  HY_FORM_SIZED_F1(nz, nf, mech_rows_n, 4 / (dt * dt), 0.25 * dt * dt, x, fw, ind, d->phi_bias,
+                   d->M, d->Q, fw->zdd_trap, d->zdd, f, fw->vec);
   hy_form_pressure_rows(m, d, fw, f + nf);
   return HY_OK;
 }
@@ -181,8 +181,8 @@ void hy_doublestep_tangent_mech(const hy_model* m, hy_data* d, hy_form_work* fw,
   // the independent coordinates; the cylinder lengths change with them by Js R_z
   hy_form_cylinder_jacobians(m, d, fw);
   hy_form_cylinder_matrix(m, d, fw, fw->dt, fw->W);
-  HY_FORM_SIZED_F1(m->sizes.nz, d->ndof, tangent_mech_n, m->sizes.ncyl, fw->W, fw->Rz, fw->jac_s, Am,
-             fw->tg_Js, fw->vec);
+  HY_FORM_SIZED_F1(m->sizes.nz, d->ndof, tangent_mech_n, m->sizes.ncyl, fw->W, fw->Rz,
+                   fw->jac_s, Am, fw->tg_Js, fw->vec);
 }
 
 hy_status hy_doublestep_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
@@ -211,7 +211,7 @@ hy_status hy_doublestep_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_
   if (m->sizes.neq > 0) hy_mech_constraints_bias(m, d, mw);
   // S changes with the velocities
   HY_FORM_SIZED_F1(nz, nf, accelerations_n, 4 / (dt * dt), x, fw, ind, d->phi_bias, (double*)NULL,
-             d->zdd);
+                   d->zdd);
   hy_form_outputs(m, d, mw);
   // a new partition when the dependent block approaches a singularity: the state is kept in
   // all coordinates, so only the choice of unknowns changes for the next step

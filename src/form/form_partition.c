@@ -317,7 +317,7 @@ void hy_form_close_velocities(const hy_model* m, hy_data* d, hy_form_work* fw) {
   const int r = fw->nsel;
   if (r == 0) return;
   HY_FORM_SIZED_F1(r, d->ndof, close_velocities_n, m->sizes.nz, d->phi_z, fw->rowsel, d->part,
-             fw->Pd, fw->pivd, d->zd, fw->vec);
+                   fw->Pd, fw->pivd, d->zd, fw->vec);
 }
 
 // S (nz) of Eq. 15, and with with_rz R_z (nz x f) of Eq. 14. part is a permutation of the
@@ -355,10 +355,10 @@ void hy_form_velocity_transform(const hy_model* m, hy_data* d, hy_form_work* fw,
   // with_rz a constant in each copy, so that the copy for S alone has no tests of it
   if (with_rz) {
     HY_FORM_SIZED_F1(r, d->ndof, velocity_transform_n, m->sizes.nz, d->phi_z, d->phi_bias,
-               fw->rowsel, d->part, fw->Pd, fw->pivd, fw->Rz, fw->S, fw->vec, 1);
+                     fw->rowsel, d->part, fw->Pd, fw->pivd, fw->Rz, fw->S, fw->vec, 1);
   } else {
     HY_FORM_SIZED_F1(r, d->ndof, velocity_transform_n, m->sizes.nz, d->phi_z, d->phi_bias,
-               fw->rowsel, d->part, fw->Pd, fw->pivd, fw->Rz, fw->S, fw->vec, 0);
+                     fw->rowsel, d->part, fw->Pd, fw->pivd, fw->Rz, fw->S, fw->vec, 0);
   }
 }
 

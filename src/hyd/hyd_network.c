@@ -3,7 +3,6 @@
 // their exact partial derivatives for the monolithic Newton tangent (seed 000 Sect. 4).
 #include <string.h>
 
-#include "core/core.h"
 #include "hyd/hyd_impl.h"
 
 //----- work arrays -----------------------------------------------------------------------------

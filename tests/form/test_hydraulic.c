@@ -260,8 +260,8 @@ START_TEST(outputs_after_a_step_are_those_of_the_accepted_state) {
     for (int i = 0; i < 9 * nb; i++) worst = fmax(worst, fabs(d->body_rot[i] - e->body_rot[i]));
     for (int i = 0; i < 3 * nb; i++) worst = fmax(worst, fabs(d->body_pos[i] - e->body_pos[i]));
     // positions kept from the last evaluation differ by at most 1e-3 of the tolerance
-    ck_assert_msg(worst < 1e-9, "%s: outputs differ by %.3g", hy_formulation_name((hy_formulation)f),
-                  worst);
+    ck_assert_msg(worst < 1e-9, "%s: outputs differ by %.3g",
+                  hy_formulation_name((hy_formulation)f), worst);
     hy_data_free(e);
     hy_data_free(d);
   }
