@@ -11,25 +11,32 @@ extern "C" {
 
 //----- integrators ---------------------------------------------------------------------------
 
-// Name of an integrator: "euler", "semi-euler" or "rk4" (static string); "unknown" for a value
-// outside hy_integrator.
+// Name of an integrator: "auto", "euler", "semi-euler", "rk4" or "trapezoidal" (static
+// string); "unknown" for a value outside hy_integrator.
 HY_API const char* hy_integrator_name(hy_integrator kind);
 
-// Parses an integrator name ("euler", "semi-euler" or "rk4", exact and case-sensitive) into
-// *out. Returns HY_OK, or HY_ERR_ARG for NULL arguments or an unknown name, leaving *out
-// unchanged.
+// Parses an integrator name (one of the names above, exact and case-sensitive) into *out.
+// Returns HY_OK, or HY_ERR_ARG for NULL arguments or an unknown name, leaving *out unchanged.
 HY_API hy_status hy_integrator_parse(const char* s, hy_integrator* out);
 
 //----- formulations --------------------------------------------------------------------------
 
-// Name of a formulation: "tree", "penalty" or "double-step" (static string); "unknown" for a
-// value outside hy_formulation.
+// Name of a formulation: "auto", "tree", "penalty" or "double-step" (static string); "unknown"
+// for a value outside hy_formulation.
 HY_API const char* hy_formulation_name(hy_formulation form);
 
-// Parses a formulation name ("tree", "penalty" or "double-step", exact and case-sensitive) into
-// *out. Returns HY_OK, or HY_ERR_ARG for NULL arguments or an unknown name, leaving *out
-// unchanged.
+// Parses a formulation name (one of the names above, exact and case-sensitive) into *out.
+// Returns HY_OK, or HY_ERR_ARG for NULL arguments or an unknown name, leaving *out unchanged.
 HY_API hy_status hy_formulation_parse(const char* s, hy_formulation* out);
+
+//----- error control --------------------------------------------------------------------------
+
+// Name of an error control: "none" or "predictor" (static string); "unknown" otherwise.
+HY_API const char* hy_error_control_name(hy_error_control kind);
+
+// Parses an error-control name ("none" or "predictor") into *out. Returns HY_OK, or HY_ERR_ARG
+// for NULL arguments or an unknown name, leaving *out unchanged.
+HY_API hy_status hy_error_control_parse(const char* s, hy_error_control* out);
 
 //----- Newton tangents -----------------------------------------------------------------------
 

@@ -86,11 +86,16 @@ typedef enum hy_interp {
   HY_INTERP_STEP = 1,    // zero-order hold: value of the last point at or before t
 } hy_interp;
 
+// Time integrators. The explicit ones drive a formulation's ODE right-hand side; the trapezoidal
+// rule solves a formulation's residual by Newton-Raphson (seed 000 Sect. 4).
 typedef enum hy_integrator {
-  HY_INTEG_EULER = 0,       // forward Euler
-  HY_INTEG_SEMI_EULER = 1,  // semi-implicit (symplectic) Euler: velocities first
-  HY_INTEG_RK4 = 2,         // classical fourth-order Runge-Kutta
-  HY_INTEG_COUNT            // number of methods (not a method)
+  HY_INTEG_AUTO = 0,         // chosen when the data are made: trapezoidal for closed loops and
+                             // hydraulics, rk4 for an open tree without hydraulics
+  HY_INTEG_EULER = 1,        // forward Euler
+  HY_INTEG_SEMI_EULER = 2,   // semi-implicit (symplectic) Euler: velocities first
+  HY_INTEG_RK4 = 3,          // classical fourth-order Runge-Kutta
+  HY_INTEG_TRAPEZOIDAL = 4,  // trapezoidal rule with Newton-Raphson (implicit)
+  HY_INTEG_COUNT             // number of values (not a method)
 } hy_integrator;
 
 // Loop-closing (cut) joints between two markers. In a planar model each gives only its in-plane
@@ -127,12 +132,13 @@ typedef enum hy_cyl_init {
                                 // (seed 000 Sect. 5: p_A = (F + p_B A_B) / A_A)
 } hy_cyl_init;
 
-// How the equations of motion are formed and integrated.
+// How the equations of motion are formed.
 typedef enum hy_formulation {
-  HY_FORM_TREE = 0,         // open tree only: M' zdd = Q' as an ODE, explicit integrators
-  HY_FORM_PENALTY = 1,      // index-3 augmented Lagrangian with projections (seed 000 Eqs. 18-21)
-  HY_FORM_DOUBLE_STEP = 2,  // coordinate partitioning (seed 000 Eqs. 13-17)
-  HY_FORM_COUNT             // number of formulations (not one)
+  HY_FORM_AUTO = 0,         // chosen when the data are made: penalty with cut joints, else tree
+  HY_FORM_TREE = 1,         // open tree only: M' zdd = Q' (seed 000 Eq. 12)
+  HY_FORM_PENALTY = 2,      // index-3 augmented Lagrangian with projections (seed 000 Eqs. 18-21)
+  HY_FORM_DOUBLE_STEP = 3,  // coordinate partitioning (seed 000 Eqs. 13-17)
+  HY_FORM_COUNT             // number of values (not a formulation)
 } hy_formulation;
 
 // Tangent matrix of the trapezoidal-Newton iteration.
@@ -142,6 +148,15 @@ typedef enum hy_tangent {
   HY_TANGENT_COUNT          // number of kinds (not one)
 } hy_tangent;
 
+// Control of the local error of the trapezoidal step.
+typedef enum hy_error_control {
+  HY_ERRCTL_NONE = 0,       // fixed steps of opt.dt (a step that fails is still cut, see
+                            // hy_option.strict_steps)
+  HY_ERRCTL_PREDICTOR = 1,  // the step size follows an estimate of the local error from the
+                            // difference of predictor and corrector
+  HY_ERRCTL_COUNT           // number of values (not a method)
+} hy_error_control;
+
 //----- options -----------------------------------------------------------------------------
 
 // Solver settings of a model; the model file's `solver:` section and the command line fill it.
@@ -149,9 +164,9 @@ typedef struct hy_option {
   double gravity[3];          // gravitational acceleration (m/s^2), inertial frame
   double dt;                  // fixed time step (s)
   double t_end;               // end time of a run (s)
-  hy_integrator integrator;   // explicit method of the tree formulation
-  hy_formulation formulation; // how closed loops are handled; penalty and double-step step with
-                              // the trapezoidal rule and Newton-Raphson (seed 000 Sect. 4)
+  hy_integrator integrator;   // time integrator; penalty and double-step step only with the
+                              // trapezoidal rule and Newton-Raphson (seed 000 Sect. 4)
+  hy_formulation formulation; // how the equations of motion are formed
   hy_tangent tangent;         // Newton tangent of penalty and double-step
   double penalty;             // penalty factor alpha of Eq. 18 (N/m for point equations)
   double tol_pos;             // Newton convergence on positions (rad or m)
@@ -166,11 +181,20 @@ typedef struct hy_option {
                               // stats.wall_last and stats.wall_time; 0 (default): they stay 0.
                               // Two clock reads cost about 90 ns a step here, 9 % of four-bar
                               // A's step, so only a caller that records them asks for them
+  int strict_steps;           // 1: a step whose Newton iteration fails ends the run (real-time
+                              // use); 0: it is retried as two steps of half the size, and so on
+  int max_cuts;               // how often a failing step may be halved (0..40): the smallest
+                              // step is dt / 2^max_cuts
+  hy_error_control error_control;  // local error control of the trapezoidal step
+  double error_tol_pos;       // local error allowed per step on coordinates (rad or m)
+  double error_tol_p;         // local error allowed per step on pressures (Pa)
+  double max_memory;          // bytes of work memory hy_data_make may allocate for one data
 } hy_option;
 
-// Defaults: gravity (0, -9.81, 0), dt = 1e-3 s, t_end = 10 s, RK4, tree formulation (a model
-// with cut joints defaults to penalty), analytic tangent, alpha = 1e11, tol_pos = 1e-7,
-// tol_p = 1e-2, max_iter = 25, reuse_tangent = 1, partition_rcond = 0.1, time_steps = 0.
+// Defaults: gravity (0, -9.81, 0), dt = 1e-3 s, t_end = 10 s, integrator and formulation auto,
+// analytic tangent, alpha = 1e11, tol_pos = 1e-7, tol_p = 1e-2, max_iter = 25,
+// reuse_tangent = 1, partition_rcond = 0.1, time_steps = 0, strict_steps = 0, max_cuts = 12,
+// error control none, error_tol_pos = 1e-6, error_tol_p = 1e3, max_memory = 4 GiB.
 HY_API hy_option hy_option_default(void);
 
 // Names are at most this long, terminator included.

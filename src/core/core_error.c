@@ -92,8 +92,8 @@ hy_option hy_option_default(void) {
       .gravity = {0, -9.81, 0},
       .dt = 1e-3,
       .t_end = 10,
-      .integrator = HY_INTEG_RK4,
-      .formulation = HY_FORM_TREE,
+      .integrator = HY_INTEG_AUTO,
+      .formulation = HY_FORM_AUTO,
       .tangent = HY_TANGENT_ANALYTIC,
       .penalty = 1e11,  // seed 000 Sect. 5
       .tol_pos = 1e-7,  // seed 000 Sect. 5
@@ -101,6 +101,11 @@ hy_option hy_option_default(void) {
       .max_iter = 25,
       .reuse_tangent = 1,
       .partition_rcond = 0.1,
+      .max_cuts = 12,
+      .error_control = HY_ERRCTL_NONE,
+      .error_tol_pos = 1e-6,
+      .error_tol_p = 1e3,
+      .max_memory = 4294967296.0,
   };
   return o;
 }

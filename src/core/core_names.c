@@ -17,9 +17,11 @@ static int find(const char* const* names, int n, const char* s) {
 //----- integrators -----------------------------------------------------------------------------
 
 static const char* const integ_names[] = {
+    [HY_INTEG_AUTO] = "auto",
     [HY_INTEG_EULER] = "euler",
     [HY_INTEG_SEMI_EULER] = "semi-euler",
     [HY_INTEG_RK4] = "rk4",
+    [HY_INTEG_TRAPEZOIDAL] = "trapezoidal",
 };
 
 const char* hy_integrator_name(hy_integrator kind) {
@@ -38,6 +40,7 @@ hy_status hy_integrator_parse(const char* s, hy_integrator* out) {
 //----- formulations ----------------------------------------------------------------------------
 
 static const char* const form_names[] = {
+    [HY_FORM_AUTO] = "auto",
     [HY_FORM_TREE] = "tree",
     [HY_FORM_PENALTY] = "penalty",
     [HY_FORM_DOUBLE_STEP] = "double-step",
@@ -53,6 +56,26 @@ hy_status hy_formulation_parse(const char* s, hy_formulation* out) {
   int i = find(form_names, COUNT_(form_names), s);
   if (i < 0) return HY_ERR_ARG;
   *out = (hy_formulation)i;
+  return HY_OK;
+}
+
+//----- error control ---------------------------------------------------------------------------
+
+static const char* const errctl_names[] = {
+    [HY_ERRCTL_NONE] = "none",
+    [HY_ERRCTL_PREDICTOR] = "predictor",
+};
+
+const char* hy_error_control_name(hy_error_control kind) {
+  if ((int)kind < 0 || (int)kind >= COUNT_(errctl_names)) return "unknown";
+  return errctl_names[kind];
+}
+
+hy_status hy_error_control_parse(const char* s, hy_error_control* out) {
+  if (!s || !out) return HY_ERR_ARG;
+  int i = find(errctl_names, COUNT_(errctl_names), s);
+  if (i < 0) return HY_ERR_ARG;
+  *out = (hy_error_control)i;
   return HY_OK;
 }
 

@@ -19,6 +19,8 @@ size_t hy_integ_explicit_work_size(hy_integrator kind, int n) {
       return (size_t)n;  // the derivative, then the new state in the same place
     case HY_INTEG_RK4:
       return 3 * (size_t)n;  // weighted sum of stages, current stage, stage state
+    case HY_INTEG_AUTO:
+    case HY_INTEG_TRAPEZOIDAL:
     case HY_INTEG_COUNT:
       break;
   }
@@ -116,7 +118,9 @@ static hy_status step_rk4(int n, double t, double dt, double* x, const double* x
 hy_status hy_integ_explicit_step(hy_integrator kind, int nq, double t, double dt, double* x,
                                  const double* xdot0, hy_ode_rhs_fn f, void* ctx, double* work) {
   if (nq < 0 || !isfinite(t) || !isfinite(dt)) return HY_ERR_ARG;
-  if (nq == 0) return (kind >= 0 && kind < HY_INTEG_COUNT) ? HY_OK : HY_ERR_ARG;
+  const int explicit_kind =
+      kind == HY_INTEG_EULER || kind == HY_INTEG_SEMI_EULER || kind == HY_INTEG_RK4;
+  if (nq == 0) return explicit_kind ? HY_OK : HY_ERR_ARG;
   if (!x || !f || !work) return HY_ERR_ARG;
   const int n = 2 * nq;
   switch (kind) {
@@ -126,6 +130,8 @@ hy_status hy_integ_explicit_step(hy_integrator kind, int nq, double t, double dt
       return step_semi_euler(nq, t, dt, x, xdot0, f, ctx, work);
     case HY_INTEG_RK4:
       return step_rk4(n, t, dt, x, xdot0, f, ctx, work);
+    case HY_INTEG_AUTO:
+    case HY_INTEG_TRAPEZOIDAL:
     case HY_INTEG_COUNT:
       break;
   }

@@ -110,7 +110,7 @@ hy_status hy_csv_open(const char* path, const hy_model* m, hy_csv** out, hy_erro
   c->nz = m->sizes.nz;
   c->njnt = m->sizes.nbody;
   c->violation = m->sizes.ncut > 0;
-  c->iter = m->opt.formulation != HY_FORM_TREE;
+  c->iter = m->opt.formulation == HY_FORM_PENALTY || m->opt.formulation == HY_FORM_DOUBLE_STEP;
   c->nfrc = m->sizes.nfrc;
   c->nvol = m->sizes.nvol;
   c->nvlv = m->sizes.nvlv;

@@ -121,7 +121,10 @@ START_TEST(option_defaults) {
   ck_assert_double_eq(o.gravity[2], 0);
   ck_assert_double_eq(o.dt, 1e-3);
   ck_assert_double_eq(o.t_end, 10);
-  ck_assert_int_eq(o.integrator, HY_INTEG_RK4);
+  ck_assert_int_eq(o.integrator, HY_INTEG_AUTO);
+  ck_assert_int_eq(o.formulation, HY_FORM_AUTO);
+  ck_assert_int_eq(o.strict_steps, 0);
+  ck_assert_int_eq(o.error_control, HY_ERRCTL_NONE);
 }
 END_TEST
 
