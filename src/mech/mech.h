@@ -11,8 +11,8 @@
 
 // Work arrays of the mechanics, owned by the data's private workspace. On planar models
 // hy_mech_dynamics leaves body_M, body_Q and comp_Q alone and keeps its own per-body records
-// in comp_M (see mech_dynamics.c), and hy_mech_kinematics_pos uses body_Q for scratch while it
-// runs (see mech_kinematics.c).
+// in comp_M (see mech_dynamics_planar.c), and hy_mech_kinematics_pos uses body_Q for scratch
+// while it runs (see mech_kinematics_planar.c).
 typedef struct hy_mech_work {
   double* body_M;    // M-bar_j of each body, Eq. 9, as (m, m g, J_O)          (nbody x 13)
   double* body_Q;    // Q-bar_j - M-bar_j * Zd0_j: forces less velocity terms  (nbody x 6)
@@ -45,7 +45,7 @@ typedef struct hy_mech_work {
                      // components are constants (set by hy_mech_work_bind)
   int xy_chain;      // xy_fast and chain: the stages' most common path, tested first
   const hy_data* xy_pos_for;  // the data whose constant entries the x-y position and velocity
-  const hy_data* xy_vel_for;  // stages have written, or NULL (see mech_kinematics.c)
+  const hy_data* xy_vel_for;  // stages have written, or NULL (see mech_kinematics_planar.c)
 } hy_mech_work;
 
 // body_kind bits. The joint point on the body lies on the plane normal through the body's
