@@ -13,7 +13,7 @@
 // q = a - h and w = n x a in the model (model.h, HY_PLANE_*): that replaces the 3x3 products of
 // the 3-D path, and the parts of b_j, d_j and the zdd = 0 accelerations that vanish in the plane
 // are not computed. On the x-y plane (m->plane_xy, normal +-z) q and w have no z component and h
-// nothing else, and only their other components are used.
+// nothing else, and the x-y paths and the rotations use only their other components.
 //
 // The planar paths agree with the 3-D paths to round-off when the axes are parallel (revolute)
 // or perpendicular (prismatic) to n to round-off; the compiler accepts a model as planar with
@@ -31,16 +31,10 @@ enum { TURN_THETA, TURN_COS, TURN_SIN, TURN_SIZE };
 _Static_assert(TURN_SIZE <= 6, "a turn record fits in body_Q");
 
 // r = h + c q + s w of a vector stored as h, q, w.
-static inline void turned(double r[3], const double* hqw, double c, double s, int xy) {
-  if (xy) {
-    r[0] = c * hqw[3] + s * hqw[6];
-    r[1] = c * hqw[4] + s * hqw[7];
-    r[2] = hqw[2];
-  } else {
-    r[0] = hqw[0] + c * hqw[3] + s * hqw[6];
-    r[1] = hqw[1] + c * hqw[4] + s * hqw[7];
-    r[2] = hqw[2] + c * hqw[5] + s * hqw[8];
-  }
+static inline void turned(double r[3], const double* hqw, double c, double s) {
+  r[0] = hqw[0] + c * hqw[3] + s * hqw[6];
+  r[1] = hqw[1] + c * hqw[4] + s * hqw[7];
+  r[2] = hqw[2] + c * hqw[5] + s * hqw[8];
 }
 
 // A = h + c q + s w of a rotation stored as h, q, w (3 x 3 each): on the x-y plane its first
@@ -73,17 +67,6 @@ static inline void turned_rotation(double* restrict A, const double* hqw, double
   }
 }
 
-// r = a x u for u = +-n: (u_z a_y, -u_z a_x, 0) on the x-y plane.
-static inline void cross_normal(double r[3], const double a[3], const double u[3], int xy) {
-  if (xy) {
-    r[0] = a[1] * u[2];
-    r[1] = -a[0] * u[2];
-    r[2] = 0;
-  } else {
-    hy_v3_cross(r, a, u);
-  }
-}
-
 // cos and sin of a body's turn theta into *c and *s, from the base ref (angle, cos, sin) of the
 // last libm evaluation when theta is near it: the addition theorem, with those of
 // delta = theta - ref by their series (the first terms left out, delta^6/720 and delta^7/5040, are
@@ -111,10 +94,9 @@ void hy_mech_forget_turns(const hy_model* m, hy_mech_work* w) {
 
 //----- any plane -------------------------------------------------------------------------------
 
-// Always inlined with xy = m->plane_xy[0] a constant, so that each plane gets a loop of its own
-// without tests inside.
-static HY_ALWAYS_INLINE void kinematics_pos_planar(const hy_model* m, hy_data* d, hy_mech_work* w,
-                                                   int xy) {
+// The position stage on any plane. It takes the models the x-y paths below do not: those on
+// other planes, and those on the x-y plane with a slide along z (hy_mech_work.xy_fast = 0).
+void hy_mech_kinematics_pos_planar(const hy_model* m, hy_data* d, hy_mech_work* w) {
   const int nb = m->sizes.nbody;
   const int* parent = m->body_parent;
   const int* type = m->jnt_type;
@@ -141,14 +123,10 @@ static HY_ALWAYS_INLINE void kinematics_pos_planar(const hy_model* m, hy_data* d
       theta_p = tp[TURN_THETA];
       cp = tp[TURN_COS];
       sp = tp[TURN_SIN];
-      turned(P, pp, cp, sp, xy);
+      turned(P, pp, cp, sp);
       P[0] += rp[0];
       P[1] += rp[1];
       P[2] += rp[2];
-    } else if (xy) {
-      P[0] = pp[3];
-      P[1] = pp[4];
-      P[2] = pp[2];
     } else {
       P[0] = pp[0] + pp[3];
       P[1] = pp[1] + pp[4];
@@ -160,7 +138,7 @@ static HY_ALWAYS_INLINE void kinematics_pos_planar(const hy_model* m, hy_data* d
       t[TURN_THETA] = theta;
       turn_cos_sin(theta, w->turn_ref + 3 * j, &t[TURN_COS], &t[TURN_SIN]);
       // b = [P x u; u] with u = +-n
-      cross_normal(b, P, u, xy);
+      hy_v3_cross(b, P, u);
       b[3] = u[0];
       b[4] = u[1];
       b[5] = u[2];
@@ -170,7 +148,7 @@ static HY_ALWAYS_INLINE void kinematics_pos_planar(const hy_model* m, hy_data* d
       t[TURN_SIN] = sp;
       // b = [u; 0] with u turned with the parent; the child's joint point slides along it
       const double zj = z[zadr[j]];
-      turned(b, u, cp, sp, xy);
+      turned(b, u, cp, sp);
       b[3] = 0;
       b[4] = 0;
       b[5] = 0;
@@ -183,15 +161,15 @@ static HY_ALWAYS_INLINE void kinematics_pos_planar(const hy_model* m, hy_data* d
     const double c = t[TURN_COS], s = t[TURN_SIN];
     double cpt[3], com[3];
     if (kind[j] & HY_MECH_KIND_CPOINT_ON_NORMAL) {
-      // its in-plane parts are zero: cpt is its part along n, which is 0, 0, h on the x-y plane
+      // its in-plane parts are zero: cpt is its part h along n
       const double* h = rec + HY_PLANE_CPOINT;
-      cpt[0] = xy ? 0 : h[0];
-      cpt[1] = xy ? 0 : h[1];
+      cpt[0] = h[0];
+      cpt[1] = h[1];
       cpt[2] = h[2];
     } else {
-      turned(cpt, rec + HY_PLANE_CPOINT, c, s, xy);
+      turned(cpt, rec + HY_PLANE_CPOINT, c, s);
     }
-    turned(com, rec + HY_PLANE_COM, c, s, xy);
+    turned(com, rec + HY_PLANE_COM, c, s);
     const double r0 = P[0] - cpt[0], r1 = P[1] - cpt[1], r2 = P[2] - cpt[2];
     r[0] = r0;
     r[1] = r1;
@@ -216,7 +194,7 @@ static HY_ALWAYS_INLINE void kinematics_pos_planar(const hy_model* m, hy_data* d
     const double* t = turn + TURN_SIZE * bk;
     const double* rb = pos + 3 * bk;
     double a[3];
-    turned(a, m->mrk_plane + 9 * k, t[TURN_COS], t[TURN_SIN], xy);
+    turned(a, m->mrk_plane + 9 * k, t[TURN_COS], t[TURN_SIN]);
     x[0] = rb[0] + a[0];
     x[1] = rb[1] + a[1];
     x[2] = rb[2] + a[2];
@@ -228,9 +206,9 @@ static HY_ALWAYS_INLINE void kinematics_pos_planar(const hy_model* m, hy_data* d
 // zd; (omega_p x u) zd] with P_dot = s_dot_p + omega_p x P, or [(omega_p x u) zd; 0], comes down
 // to [(s_dot_p x b_ang + omega_p x b_lin) zd; 0] for both kinds (with b_lin = P x u,
 // (omega_p x P) x u = omega_p x (P x u) when omega_p and u are parallel). The angular
-// accelerations at zdd = 0 vanish.
-static HY_ALWAYS_INLINE void kinematics_vel_planar(const hy_model* m, hy_data* d, hy_mech_work* w,
-                                                   int xy) {
+// accelerations at zdd = 0 vanish. The velocity stage on any plane, for the models of
+// hy_mech_kinematics_pos_planar.
+void hy_mech_kinematics_vel_planar(const hy_model* m, hy_data* d, hy_mech_work* w) {
   const int nb = m->sizes.nbody;
   const int* parent = m->body_parent;
   const int* zadr = m->jnt_zadr;
@@ -251,39 +229,17 @@ static HY_ALWAYS_INLINE void kinematics_vel_planar(const hy_model* m, hy_data* d
     if (p >= 0) {
       const double* Zp = d->body_Z + 6 * p;
       const double* Zd0p = w->body_Zd0 + 6 * p;
-      if (xy) {
-        d0 = (Zp[1] * b[5] - Zp[5] * b[1]) * zd;
-        d1 = (Zp[5] * b[0] - Zp[0] * b[5]) * zd;
-        Z[0] = Zp[0] + b[0] * zd;
-        Z[1] = Zp[1] + b[1] * zd;
-        Z[5] = Zp[5] + b[5] * zd;
-        Zd0[0] = Zd0p[0] + d0;
-        Zd0[1] = Zd0p[1] + d1;
-      } else {
-        d0 = (Zp[1] * b[5] - Zp[2] * b[4] + Zp[4] * b[2] - Zp[5] * b[1]) * zd;
-        d1 = (Zp[2] * b[3] - Zp[0] * b[5] + Zp[5] * b[0] - Zp[3] * b[2]) * zd;
-        d2 = (Zp[0] * b[4] - Zp[1] * b[3] + Zp[3] * b[1] - Zp[4] * b[0]) * zd;
-        for (int k = 0; k < 6; k++) Z[k] = Zp[k] + b[k] * zd;
-        Zd0[0] = Zd0p[0] + d0;
-        Zd0[1] = Zd0p[1] + d1;
-        Zd0[2] = Zd0p[2] + d2;
-      }
-    } else if (xy) {
-      Z[0] = b[0] * zd;
-      Z[1] = b[1] * zd;
-      Z[5] = b[5] * zd;
-      Zd0[0] = 0;
-      Zd0[1] = 0;
+      d0 = (Zp[1] * b[5] - Zp[2] * b[4] + Zp[4] * b[2] - Zp[5] * b[1]) * zd;
+      d1 = (Zp[2] * b[3] - Zp[0] * b[5] + Zp[5] * b[0] - Zp[3] * b[2]) * zd;
+      d2 = (Zp[0] * b[4] - Zp[1] * b[3] + Zp[3] * b[1] - Zp[4] * b[0]) * zd;
+      for (int k = 0; k < 6; k++) Z[k] = Zp[k] + b[k] * zd;
+      Zd0[0] = Zd0p[0] + d0;
+      Zd0[1] = Zd0p[1] + d1;
+      Zd0[2] = Zd0p[2] + d2;
     } else {
       for (int k = 0; k < 6; k++) Z[k] = b[k] * zd;
       Zd0[0] = 0;
       Zd0[1] = 0;
-      Zd0[2] = 0;
-    }
-    if (xy) {
-      Z[2] = 0;
-      Z[3] = 0;
-      Z[4] = 0;
       Zd0[2] = 0;
     }
     dj[0] = d0;
@@ -311,24 +267,10 @@ static HY_ALWAYS_INLINE void kinematics_vel_planar(const hy_model* m, hy_data* d
       continue;
     }
     const double* Zb = d->body_Z + 6 * bk;
-    if (xy) {
-      v[0] = Zb[0] - Zb[5] * x[1];
-      v[1] = Zb[1] + Zb[5] * x[0];
-      v[2] = Zb[2];
-    } else {
-      v[0] = Zb[0] + Zb[4] * x[2] - Zb[5] * x[1];
-      v[1] = Zb[1] + Zb[5] * x[0] - Zb[3] * x[2];
-      v[2] = Zb[2] + Zb[3] * x[1] - Zb[4] * x[0];
-    }
+    v[0] = Zb[0] + Zb[4] * x[2] - Zb[5] * x[1];
+    v[1] = Zb[1] + Zb[5] * x[0] - Zb[3] * x[2];
+    v[2] = Zb[2] + Zb[3] * x[1] - Zb[4] * x[0];
   }
-}
-
-void hy_mech_kinematics_pos_planar(const hy_model* m, hy_data* d, hy_mech_work* w) {
-  kinematics_pos_planar(m, d, w, 0);
-}
-
-void hy_mech_kinematics_vel_planar(const hy_model* m, hy_data* d, hy_mech_work* w) {
-  kinematics_vel_planar(m, d, w, 0);
 }
 
 //----- the x-y plane ---------------------------------------------------------------------------
@@ -350,7 +292,8 @@ static void xy_constants_pos(const hy_model* m, hy_data* d, hy_mech_work* w) {
     const double* rec = m->body_plane + HY_PLANE_SIZE * j;
     const double* u = rec + HY_PLANE_AXIS;
     double* b = d->jnt_b + 6 * j;
-    // as in kinematics_pos_planar with xy = 1; the prismatic slide adds zj * u_z = 0 (xy_fast)
+    // P and the origin along z: a turn leaves the part h_z of a vector stored as h, q, w (q and
+    // w have no z component), and a slide moves by zj * u_z = 0 (xy_fast)
     const double P2 = p >= 0 ? d->body_pos[3 * p + 2] + rec[HY_PLANE_PPOINT + 2]
                              : rec[HY_PLANE_PPOINT + 2];
     const double r2 = P2 - rec[HY_PLANE_CPOINT + 2];
@@ -427,7 +370,7 @@ static HY_ALWAYS_INLINE xy_pos_arrays pos_arrays(const hy_model* m, hy_data* d,
   return a;
 }
 
-// kinematics_pos_planar on the x-y plane for body j, in-plane components only, given its
+// The position stage on the x-y plane for body j, in-plane components only, given its
 // coordinate zj and its parent's frame fp (root: on ground, fp unused). Returns body j's frame.
 // Always inlined with `root` a constant where it is known (a chain's first body), and `chain`
 // a constant. The markers on the body, mrk_on[*q ..], are placed while its turn and origin are
@@ -518,7 +461,7 @@ static HY_ALWAYS_INLINE xy_frame body_pos_xy(const xy_pos_arrays* ar, int j, dou
   return f;
 }
 
-// kinematics_pos_planar on the x-y plane. On a chain (w->chain) the parent is the body before,
+// The position stage on the x-y plane. On a chain (w->chain) the parent is the body before,
 // whose frame is still in registers, and joint j owns coordinate j.
 // A sized kernel (HY_SIZED): with nb a constant the pass unrolls, and the addresses are
 // constants.
@@ -568,15 +511,16 @@ typedef struct xy_motion {
   double a0, a1;      // s_ddot0 (x, y)
 } xy_motion;
 
-// kinematics_vel_planar on the x-y plane for body j, in-plane components only, given its
+// The velocity stage on the x-y plane for body j, in-plane components only, given its
 // coordinate rate zd and its parent's motion mp (root: on ground, mp unused); see body_pos_xy.
 static HY_ALWAYS_INLINE xy_motion body_vel_xy(hy_data* d, hy_mech_work* w, int j, double zd,
                                               int root, xy_motion mp, int* q) {
   const double* restrict b = d->jnt_b + 6 * j;
   double* restrict Z = d->body_Z + 6 * j;
   xy_motion f;
-  // as in kinematics_vel_planar; a body on ground has the constant d_j = 0 and s_ddot0 = 0
-  // (xy_constants_vel)
+  // d_j = [(s_dot_p x b_ang + omega_p x b_lin) zd; 0] as in hy_mech_kinematics_vel_planar, with
+  // s_dot_p and b_lin in the plane and omega_p and b_ang along z; a body on ground has the
+  // constant d_j = 0 and s_ddot0 = 0 (xy_constants_vel)
   if (root) {
     f.z0 = b[0] * zd;
     f.z1 = b[1] * zd;
@@ -651,7 +595,9 @@ void hy_mech_kinematics_vel_xy_tree(const hy_model* m, hy_data* d, hy_mech_work*
 
 //----- outputs ---------------------------------------------------------------------------------
 
-// Always inlined with xy a constant (see kinematics_pos_planar).
+// body_rot of every body from the turns of the last position stage. Always inlined with xy a
+// constant: on the x-y plane (m->plane_xy, whichever position stage ran) a loop of its own that
+// leaves out the zero parts of h, q and w.
 static HY_ALWAYS_INLINE void rotations_planar(const hy_model* m, hy_data* d, const hy_mech_work* w,
                                               int xy) {
   for (int j = 0; j < m->sizes.nbody; j++) {
