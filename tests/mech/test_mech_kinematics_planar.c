@@ -112,12 +112,20 @@ static double check_stage(const hy_model* m, kin_array a[NARRAY], int stage, dou
 // At `nstate` random states of model m (the last with angles of tens of radians): both planar
 // stages against both 3-D stages, and the planar velocity stage on its own after the 3-D
 // position stage (it may use nothing of the planar position stage but its outputs, and nothing
-// left in the scratch w->body_Q). Returns the largest relative difference of any array.
-static double compare_paths(const hy_model* m, unsigned seed, int nstate, double worst[NARRAY]) {
+// left in the scratch w->body_Q). With `tilted_path`, a model on the x-y plane takes the
+// tilted-plane path instead of the x-y paths, as one with a slide along z does (xy_fast = 0).
+// Returns the largest relative difference of any array.
+static double compare_paths(const hy_model* m, unsigned seed, int nstate, int tilted_path,
+                            double worst[NARRAY]) {
   ck_assert_int_eq(m->planar, 1);
   hy_data* d = hy_test_make(m);
   hy_work* work = d->work_;
   hy_mech_work* w = &work->mech;
+  if (tilted_path) {
+    ck_assert_int_eq(m->plane_xy[0], 1);
+    w->xy_fast = 0;
+    w->xy_chain = 0;
+  }
   const int nz = m->sizes.nz, nb = m->sizes.nbody;
   kin_array a[NARRAY];
   kin_arrays(m, d, w, a);
@@ -203,7 +211,7 @@ START_TEST(benchmarks_match_3d_path) {
   double worst[NARRAY] = {0};
   for (int k = 0; k < nmodel; k++) {
     hy_model* m = hy_test_load(models[k]);
-    compare_paths(m, 200u + (unsigned)k, 6, worst);
+    compare_paths(m, 200u + (unsigned)k, 6, 0, worst);
     hy_model_free(m);
   }
   print_worst("benchmarks", worst);
@@ -211,7 +219,9 @@ START_TEST(benchmarks_match_3d_path) {
 END_TEST
 
 // Planes with tilted normals and planes with normal +-z, the benchmarks' case, for which the
-// planar paths skip the components that are zero on the x-y plane (m->plane_xy).
+// planar paths skip the components that are zero on the x-y plane (m->plane_xy). The trees on
+// the x-y plane also go through the tilted-plane path, which takes x-y models with a slide
+// along z.
 START_TEST(random_planar_trees_match_3d_path) {
   double worst[NARRAY] = {0};
   int xy = 0, other = 0;
@@ -223,10 +233,11 @@ START_TEST(random_planar_trees_match_3d_path) {
     ck_assert(fabs(fabs(hy_v3_dot(m->plane_normal, n)) - 1) < 1e-12);
     if (m->plane_xy[0]) {
       xy++;
+      compare_paths(m, seed * 37u, 3, 1, worst);
     } else {
       other++;
     }
-    compare_paths(m, seed * 31u, 6, worst);
+    compare_paths(m, seed * 31u, 6, 0, worst);
     hy_model_free(m);
   }
   ck_assert_int_gt(xy, 0);

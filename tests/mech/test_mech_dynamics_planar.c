@@ -201,8 +201,8 @@ START_TEST(random_planar_chains_match_3d_path) {
 }
 END_TEST
 
-Suite* mech_planar_suite(void) {
-  Suite* s = suite_create("mech_planar");
+Suite* mech_dynamics_planar_suite(void) {
+  Suite* s = suite_create("mech_dynamics_planar");
   TCase* tc = tcase_create("planar");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, benchmarks_match_3d_path);
