@@ -120,7 +120,9 @@ void hy_mech_dynamics_general(const hy_model* m, hy_data* d, hy_mech_work* w) {
   for (int j = nb - 1; j >= 0; j--) {
     const int p = m->body_parent[j];
     if (p < 0) continue;
-    for (int k = 0; k < INERTIA_SIZE; k++) w->comp_M[INERTIA_SIZE * p + k] += w->comp_M[INERTIA_SIZE * j + k];
+    for (int k = 0; k < INERTIA_SIZE; k++) {
+      w->comp_M[INERTIA_SIZE * p + k] += w->comp_M[INERTIA_SIZE * j + k];
+    }
     hy_sv_add(w->comp_Q + 6 * p, w->comp_Q + 6 * p, w->comp_Q + 6 * j);
   }
 
