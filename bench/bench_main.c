@@ -39,8 +39,8 @@ typedef struct bench_method {
 static const bench_method tree_methods[] = {{HY_FORM_TREE, HY_INTEG_EULER},
                                             {HY_FORM_TREE, HY_INTEG_SEMI_EULER},
                                             {HY_FORM_TREE, HY_INTEG_RK4}};
-static const bench_method loop_methods[] = {{HY_FORM_PENALTY, HY_INTEG_RK4},
-                                            {HY_FORM_DOUBLE_STEP, HY_INTEG_RK4}};
+static const bench_method loop_methods[] = {{HY_FORM_PENALTY, HY_INTEG_TRAPEZOIDAL},
+                                            {HY_FORM_DOUBLE_STEP, HY_INTEG_TRAPEZOIDAL}};
 
 // One line of the table.
 typedef struct bench_row {
@@ -64,16 +64,8 @@ typedef struct bench_row {
   double base_us;             // time per step of the baseline (us), NAN when none
 } bench_row;
 
-// Name of the integrator a row really used.
-static const char* row_integrator(const bench_row* r) {
-  return r->formulation == HY_FORM_TREE ? hy_integrator_name(r->integrator) : "trapezoidal";
-}
-
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+// Name of the integrator a row used.
+static const char* row_integrator(const bench_row* r) { return hy_integrator_name(r->integrator); }
 
 static double median(double* v, int n) {
   for (int i = 1; i < n; i++) {  // insertion sort: n is a handful
@@ -85,63 +77,44 @@ static double median(double* v, int n) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// Runs m (options already set) `reps` times from its initial state. Returns 0, or -1 when the
-// data cannot be made.
+// Runs m (options already set) `reps` times from its initial state, through hy_run: only the
+// stepping loop is timed (no recorder). Returns 0, or -1 when the data cannot be made.
 static int bench_case(const hy_model* m, int reps, bench_row* row) {
   hy_data* d = NULL;
-  hy_status s = hy_data_make(m, &d, NULL);
+  hy_error err;
+  memset(&err, 0, sizeof err);
+  hy_status s = hy_data_make(m, &d, &err);
   if (s != HY_OK) {
-    fprintf(stderr, "hydyn_bench: %s: hy_data_make: %s\n", m->name, hy_status_str(s));
+    char buf[1024];
+    hy_error_format(&err, buf, sizeof buf);
+    fprintf(stderr, "hydyn_bench: %s: %s\n", m->name, buf);
     return -1;
   }
-  const long long nstep = llround(m->opt.t_end / m->opt.dt);
   double walls[MAX_REPS];
-  row->steps = nstep;
   row->reps = reps;
   row->fail_t = NAN;
-  row->drift_pct_pot = NAN;
-  row->work_max = NAN;
-  row->drift_pct_work = NAN;
+  row->integrator = d->integrator;
+  hy_run_summary sum;
   for (int r = 0; r < reps; r++) {
     if (r > 0 && hy_data_reset(m, d) != HY_OK) break;
-    // The energy bookkeeping costs a few flops against a whole hy_step: it stays in the timed
-    // loop so that every repetition does identical work.
-    const double e0 = hy_energy_total(d), epot0 = d->energy_pot;
-    double drift = 0.0, scale = fabs(d->energy_kin) + fabs(d->energy_pot), released = 0.0;
-    double work = 0.0;  // max |W_act|, W_act = work_hyd - diss_visc + work_damp as in hydyn run
-    long long k = 0;
-    const double t0 = now_seconds();
-    for (; k < nstep; k++) {
-      if (hy_step(m, d) != HY_OK) break;
-      drift = fmax(drift, fabs(hy_energy_total(d) - e0));
-      scale = fmax(scale, fabs(d->energy_kin) + fabs(d->energy_pot));
-      released = fmax(released, epot0 - d->energy_pot);
-      work = fmax(work, fabs(d->work_hyd - d->diss_visc + d->work_damp));
-    }
-    walls[r] = now_seconds() - t0;
-    // the counters of the last repetition (they are the same in every one)
-    row->iter_mean = d->stats.nstep > 0 ? (double)d->stats.niter / (double)d->stats.nstep : 0.0;
-    row->iter_max = d->stats.niter_max;
-    row->violation_max = d->stats.violation_max;
-    if (k < nstep) {
-      row->fail_t = d->time;
-      row->steps = k;
+    hy_run(m, d, NULL, &sum);
+    walls[r] = sum.wall;
+    row->steps = sum.steps;
+    if (sum.status != HY_OK) {
+      row->fail_t = sum.t_fail;
       reps = r + 1;
       break;
     }
-    row->drift = drift;
-    row->drift_rel = drift / fmax(scale, DBL_MIN);
-    // as `hydyn run` prints energy_drift_pct_pot: only when the model released potential energy
-    // beyond round-off (docs/cli.md)
-    row->drift_pct_pot = released > 1e-6 * scale ? 100.0 * drift / released : NAN;
-    if (row->cylinders) {
-      // as `hydyn run` prints energy_drift_pct_work: the peak drift in % of the maximum actuator
-      // work (seed 000), instead of the released potential energy
-      row->work_max = work;
-      row->drift_pct_work = work > 1e-6 * scale ? 100.0 * drift / work : NAN;
-      row->drift_pct_pot = NAN;
-    }
   }
+  // the counters and figures of the last repetition (they are the same in every one)
+  row->iter_mean = sum.iter_mean;
+  row->iter_max = sum.iter_max;
+  row->violation_max = sum.violation_max;
+  row->drift = sum.drift;
+  row->drift_rel = sum.drift_rel;
+  row->drift_pct_pot = sum.drift_pct_pot;
+  row->work_max = sum.work_act_max;
+  row->drift_pct_work = sum.drift_pct_work;
   row->reps = reps;
   row->wall_min = walls[0];
   for (int r = 1; r < reps; r++) row->wall_min = fmin(row->wall_min, walls[r]);
@@ -233,7 +206,7 @@ static int write_results(const char* path, const bench_row* rows, int nrow) {
             hy_formulation_name(r->formulation), row_integrator(r), r->dt, r->t_end, r->steps,
             r->reps, 1e3 * r->wall_med, 1e3 * r->wall_min, us_per_step(r),
             r->wall_med > 0 ? (double)r->steps * r->dt / r->wall_med : INFINITY);
-    if (r->formulation != HY_FORM_TREE)
+    if (!isnan(r->iter_mean))
       fprintf(fp, "%.4g,%d", r->iter_mean, r->iter_max);
     else
       fputc(',', fp);
@@ -469,7 +442,7 @@ int main(int argc, char** argv) {
     if (!isnan(r->work_max)) snprintf(work, sizeof work, "%.4g", r->work_max);
     if (!isnan(r->drift_pct_work)) snprintf(pctw, sizeof pctw, "%.3g", r->drift_pct_work);
     if (!isnan(r->base_us) && r->base_us > 0) snprintf(base, sizeof base, "%.2f", us / r->base_us);
-    if (r->formulation != HY_FORM_TREE) {
+    if (!isnan(r->iter_mean)) {
       snprintf(iter, sizeof iter, "%.2f", r->iter_mean);
       snprintf(imax, sizeof imax, "%d", r->iter_max);
     }

@@ -10,23 +10,32 @@
 extern "C" {
 #endif
 
-// Counters of a run.
+// Counters of a run. They count on across hy_state_set (they are not part of the state).
 typedef struct hy_stats {
-  long nstep;               // steps taken
-  long nforward;            // evaluations of the dynamics (hy_forward)
+  long nstep;               // steps taken (hy_step calls that succeeded)
+  long nforward;            // evaluations of the dynamics with accelerations (hy_forward and
+                            // the explicit methods' stages)
   double wall_time;         // seconds spent inside hy_step (with opt.time_steps)
-  long niter;               // Newton iterations, all steps (penalty, double-step)
-  int niter_max;            // most Newton iterations in one step
-  int niter_last;           // Newton iterations of the last step
+  long niter;               // Newton iterations, all steps and attempts (trapezoidal rule)
+  int niter_max;            // most Newton iterations in one attempt of a step
+  int niter_last;           // Newton iterations of the last hy_step, all its attempts
   double res_last;          // largest |residual| at the last Newton iteration of the last step
                             // (scaled rows of Eqs. 38-39)
   double wall_last;         // seconds the last step took (with opt.time_steps)
   long npartition;          // double-step partitions chosen (1 + re-selections)
   double violation_max;     // largest |Phi_i| after a step since t = 0 (m or rad)
+  long nsubstep;            // integrator steps taken: one per hy_step, more when a step was
+                            // cut or sized by error control
+  long ncut;                // step attempts whose Newton iteration failed and that were retried
+                            // smaller (hy_option.strict_steps, max_cuts)
+  long nreject;             // steps rejected by the local error control
+  double h_min;             // smallest integrator step taken (s)
+  size_t arena_peak;        // most bytes of work arena in use at once
 } hy_stats;
 
-// The state and outputs of a running model. Arrays are owned by the data; read them freely,
-// write only time, z and zd (then call hy_forward).
+// The state and outputs of a running model. Arrays are owned by the data; read them freely.
+// To change the state, use hy_state_set (or write time, z and zd and call hy_forward, which
+// makes the accelerations consistent but leaves the integrator's history as it was).
 typedef struct hy_data {
   double time;  // s
   double* z;    // relative coordinates (rad or m)            (nz)
@@ -97,14 +106,25 @@ typedef struct hy_data {
   double work_ext;    // work done by the applied loads and force elements since t = 0 (J),
                       // trapezoidal in time
 
+  // how the data steps, chosen once by hy_data_make from the model's options (never auto)
+  hy_formulation formulation;
+  hy_integrator integrator;
+  char note[256];      // why, when the options left the choice to hydyn ("" otherwise)
+  double work_bytes;   // bytes of work memory the data holds (arrays and arena)
+
   hy_stats stats;
   hy_error err;  // detail of the last failure of a stepping call
   void* work_;   // private workspace
 } hy_data;
 
 // Allocates the data of a model (everything a step needs) and resets it to the initial state
-// (loop closure, static equilibrium, initial pressures). On failure nothing is allocated and
-// err (nullable) says why, with the position in the model file where the cause is known.
+// (loop closure, static equilibrium, initial pressures). It chooses the formulation and the
+// integrator from m->opt (auto: see hy_formulation, hy_integrator) and refuses a pair that cannot
+// run the model (HY_ERR_MODEL: the tree formulation with cut joints, an explicit integrator with
+// a formulation that has no ODE right-hand side), and a model whose work memory would exceed
+// m->opt.max_memory (HY_ERR_NOMEM, with the estimate, before allocating). On failure nothing is
+// allocated and err (nullable) says why, with the position in the model file where the cause
+// is known.
 HY_API hy_status hy_data_make(const hy_model* m, hy_data** out, hy_error* err);
 HY_API void hy_data_free(hy_data* d);
 // Back to t = 0, z = z0, zd = zd0, counters cleared; calls hy_forward.
@@ -112,9 +132,106 @@ HY_API hy_status hy_data_reset(const hy_model* m, hy_data* d);
 
 // Evaluates the model at (time, z, zd): kinematics, M', Q', zdd, marker kinematics and energies.
 HY_API hy_status hy_forward(const hy_model* m, hy_data* d);
-// Advances by m->opt.dt with m->opt.integrator. On failure the state is left at the start of
-// the step and d->err says why.
+// Advances by m->opt.dt with the data's integrator (see hy_option: a trapezoidal step whose
+// Newton iteration fails is cut unless opt.strict_steps; with opt.error_control the step is
+// taken in as many steps as its local error asks for, ending at t + dt). On failure the state
+// is left at the start of the step and d->err says why.
 HY_API hy_status hy_step(const hy_model* m, hy_data* d);
+
+//----- state segments ------------------------------------------------------------------------
+// The state of a data in named segments, in this order, each a run of doubles:
+//   HY_STATE_TIME   t (1)
+//   HY_STATE_POS    z (nz)
+//   HY_STATE_VEL    zd (nz)
+//   HY_STATE_PRES   p (nvol)
+//   HY_STATE_SPOOL  U (nvlv)
+//   HY_STATE_FRIC   friction states (none yet)
+//   HY_STATE_HIST   what a step carries besides: accelerations, pressure rates, multipliers,
+//                   the integrator's and the formulation's histories, the partition, the
+//                   powers and works, the cached bases of the planar rotations
+// HY_STATE_FULL, all of them, saves a data by value: setting it back (in the same data or in
+// another made from the same model) and stepping on gives bit for bit what never having
+// stopped gives. hy_stats are not part of the state.
+enum {
+  HY_STATE_TIME = 1,
+  HY_STATE_POS = 2,
+  HY_STATE_VEL = 4,
+  HY_STATE_PRES = 8,
+  HY_STATE_SPOOL = 16,
+  HY_STATE_FRIC = 32,
+  HY_STATE_HIST = 64,
+  HY_STATE_PHYSICS = HY_STATE_POS | HY_STATE_VEL | HY_STATE_PRES | HY_STATE_SPOOL | HY_STATE_FRIC,
+  HY_STATE_FULL = HY_STATE_TIME | HY_STATE_PHYSICS | HY_STATE_HIST,
+};
+
+// Number of doubles of the segments in `segments` (bits of HY_STATE_*), 0 for none or an unknown
+// bit.
+HY_API int hy_state_size(const hy_model* m, const hy_data* d, unsigned segments);
+// Copies the segments into buf (hy_state_size doubles). HY_ERR_ARG for unknown bits.
+HY_API hy_status hy_state_get(const hy_model* m, const hy_data* d, unsigned segments,
+                              double* buf);
+// Sets the segments from buf. With HY_STATE_HIST the data's outputs are evaluated at the new
+// state, which stays exactly as given. Without it the history no longer belongs to the state:
+// the data starts afresh there, like at t = 0 but without closing the loops or solving for
+// equilibrium (consistent accelerations, rates and multipliers; the integrator forgets the
+// steps before). Returns HY_ERR_NAN (and changes nothing) when a value is not finite, HY_ERR_ARG
+// when the history belongs to another formulation or is not a state of this model.
+HY_API hy_status hy_state_set(const hy_model* m, hy_data* d, unsigned segments, const double* buf);
+
+//----- running a model -----------------------------------------------------------------------
+
+// Called with the state after a recorded step (and at t = 0). A status other than HY_OK ends the
+// run with that status.
+typedef hy_status (*hy_record_fn)(void* user, const hy_model* m, const hy_data* d);
+// Called about every progress_interval seconds of wall time; nonzero stops the run after the
+// current step (hy_run_summary.stopped).
+typedef int (*hy_progress_fn)(void* user, const hy_model* m, const hy_data* d);
+
+typedef struct hy_run_options {
+  long every;                      // record every N-th step (>= 1); the first and the last
+                                   // state are always recorded
+  hy_record_fn record;             // Nullable
+  void* record_user;
+  hy_progress_fn progress;         // Nullable
+  void* progress_user;
+  double progress_interval;        // s of wall time
+  const volatile int* stop;        // Nullable: the run stops after the step during which it
+                                   // became nonzero (for signal handlers)
+} hy_run_options;
+
+// every = 1, no recorder, no progress, progress_interval = 1 s, no stop flag.
+HY_API hy_run_options hy_run_options_default(void);
+
+// What a run did. Entries that do not apply are NAN (or 0 for counts).
+typedef struct hy_run_summary {
+  hy_status status;         // HY_OK, or the status the run ended with
+  int stopped;              // 1: stopped early by the stop flag or the progress callback
+  long long steps;          // steps taken
+  double t_reached;         // time of the last state (s)
+  double t_fail;            // time of the start of the step that failed (s), NAN
+  double wall;              // wall time of the stepping loop, recording included (s)
+  double rtf;               // simulated time over wall time
+  double iter_mean;         // Newton iterations per attempted integrator step, NAN
+  int iter_max;             // most Newton iterations in one attempt
+  double violation_max;     // largest |Phi_i| after a step (m or rad), NAN without cut joints
+  double energy0;           // hy_energy_total at the start (J)
+  double drift;             // largest |hy_energy_total - energy0| (J)
+  double scale;             // largest |E_kin| + |E_pot| (J)
+  double drift_rel;         // drift / scale
+  double released;          // largest E_pot(start) - E_pot(t) (J): potential energy set free
+  double drift_pct_pot;     // drift in % of released, NAN when the model has cylinders or
+                            // released only round-off (below 1e-6 of the scale)
+  double work_act_max;      // largest |work of the cylinders| (J), NAN without cylinders
+  double drift_pct_work;    // drift in % of work_act_max, NAN without cylinders or when their
+                            // work is round-off (below 1e-6 of the scale)
+} hy_run_summary;
+
+// Steps m from the current state of d to m->opt.t_end: the steps of m->opt.dt, and a last,
+// shorter one when t_end is not a whole number of steps, recording as `o` says (NULL: the
+// defaults). Fills *s (nullable) in every case. HY_ERR_ARG when dt > t_end or either is not
+// positive and finite; the status of a failed step or recorder otherwise.
+HY_API hy_status hy_run(const hy_model* m, hy_data* d, const hy_run_options* o,
+                        hy_run_summary* s);
 
 // Total mechanical energy E_kin + E_pot - work of the applied loads (J): constant for an exact
 // solution, so its change measures the integration error.

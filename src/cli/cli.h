@@ -13,8 +13,8 @@ enum {
 
 // `hydyn run`: argv[0] is "run". Returns an exit status.
 int hy_cli_run(int argc, char** argv);
-// Help of `hydyn run`.
-void hy_cli_run_usage(FILE* fp);
+// `hydyn models`: argv[0] is "models". Returns an exit status.
+int hy_cli_models(int argc, char** argv);
 // Lists the built-in models on fp, separated by `sep`.
 void hy_cli_list_builtins(FILE* fp, const char* sep);
 

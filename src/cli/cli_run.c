@@ -20,6 +20,9 @@
 // Largest --max-iter, the bound the model file puts on solver.max_iterations.
 enum { MAX_ITER_LIMIT = 1000000 };
 
+// Largest --max-cuts, the bound the model file puts on solver.max_cuts.
+enum { MAX_CUTS_LIMIT = 40 };
+
 // The command line of run, parsed.
 typedef struct run_args {
   const char* model;
@@ -31,32 +34,46 @@ typedef struct run_args {
   hy_tangent tangent;
   double penalty, tol, tol_p;
   long max_iter;
+  int strict_steps, has_max_cuts, has_error_control, has_error_tol, has_error_tol_p;
+  int has_max_memory;
+  long max_cuts;
+  hy_error_control error_control;
+  double error_tol, error_tol_p, max_memory;
   const char* out;  // NULL = <model name>.csv
   int no_out;
   long every;
   int quiet;
 } run_args;
 
-void hy_cli_run_usage(FILE* fp) {
+static void run_usage(FILE* fp) {
   fputs(
       "usage: hydyn run MODEL [options]\n"
       "\n"
       "Runs MODEL, a model file (YAML) or the name of a built-in model ('hydyn models' lists\n"
-      "them), from t = 0 to t_end with a fixed step, records the trajectory as CSV and prints\n"
+      "them), from t = 0 to t_end in steps of dt, records the trajectory as CSV and prints\n"
       "one summary line.\n"
       "\n"
       "options (defaults come from the model's solver section):\n"
       "  --t-end SECONDS      end time (s), > 0\n"
-      "  --dt SECONDS         time step (s), > 0; the run takes round(t_end/dt) steps\n"
-      "  --formulation NAME   tree | penalty | double-step; a model with cut joints needs\n"
-      "                       penalty or double-step, which step with the trapezoidal rule\n"
-      "                       and Newton-Raphson\n"
-      "  --integrator NAME    euler | semi-euler | rk4 (tree formulation only)\n"
-      "  --tangent NAME       analytic | fd: Newton tangent (penalty, double-step)\n"
+      "  --dt SECONDS         time step (s), 0 < dt <= t_end; a last, shorter step ends the run\n"
+      "                       at t_end when t_end is not a whole number of steps\n"
+      "  --formulation NAME   auto | tree | penalty | double-step; auto: penalty for a model\n"
+      "                       with cut joints, else tree; tree refuses cut joints\n"
+      "  --integrator NAME    auto | euler | semi-euler | rk4 | trapezoidal; auto: trapezoidal\n"
+      "                       (Newton-Raphson) for closed loops or hydraulics, else rk4;\n"
+      "                       penalty and double-step step only with trapezoidal\n"
+      "  --tangent NAME       analytic | fd: Newton tangent (trapezoidal)\n"
       "  --penalty ALPHA      penalty factor alpha (N/m), > 0 (penalty only)\n"
       "  --tol POS            Newton tolerance on positions (rad or m), > 0\n"
       "  --tol-p PA           Newton tolerance on pressures (Pa), > 0 (hydraulic models)\n"
       "  --max-iter N         Newton iterations per step, 1 to 1000000\n"
+      "  --strict-steps       a step whose Newton iteration fails ends the run (real-time use)\n"
+      "                       instead of being retried in halves\n"
+      "  --max-cuts N         how often a failing step may be halved, 0 to 40\n"
+      "  --error-control NAME none | predictor: size the trapezoidal steps by their local error\n"
+      "  --error-tol POS      local error per step on positions (rad or m), > 0\n"
+      "  --error-tol-p PA     local error per step on pressures (Pa), > 0\n"
+      "  --max-memory BYTES   work memory the run may take, > 0 (default 4 GiB)\n"
       "  --out FILE           CSV file to write (default: <model name>.csv in the current\n"
       "                       directory); '-' writes to standard output\n"
       "  --no-out             write no CSV\n"
@@ -107,7 +124,7 @@ static int parse_args(int argc, char** argv, run_args* a) {
   for (int i = 1; i < argc; i++) {
     const char* arg = argv[i];
     if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
-      hy_cli_run_usage(stdout);
+      run_usage(stdout);
       return HY_CLI_OK;
     }
     if (arg[0] != '-' || arg[1] == '\0') {
@@ -123,10 +140,16 @@ static int parse_args(int argc, char** argv, run_args* a) {
       a->quiet = 1;
       continue;
     }
+    if (strcmp(arg, "--strict-steps") == 0) {
+      a->strict_steps = 1;
+      continue;
+    }
     // Options with a value: "--name value" or "--name=value".
-    static const char* const valued[] = {"--t-end", "--dt",          "--integrator", "--out",
-                                         "--every", "--formulation", "--tangent",    "--penalty",
-                                         "--tol",   "--max-iter",    "--tol-p"};
+    static const char* const valued[] = {
+        "--t-end",     "--dt",       "--integrator", "--out",           "--every",
+        "--formulation", "--tangent", "--penalty",   "--tol",           "--max-iter",
+        "--tol-p",     "--max-cuts", "--error-control", "--error-tol-p", "--error-tol",
+        "--max-memory"};
     const int nvalued = (int)(sizeof valued / sizeof valued[0]);
     int opt = -1;
     const char* val = NULL;
@@ -157,7 +180,9 @@ static int parse_args(int argc, char** argv, run_args* a) {
         break;
       case 2:
         if (hy_integrator_parse(val, &a->integrator) != HY_OK) {
-          return usage_error("invalid --integrator '%s': expected euler, semi-euler or rk4", val);
+          return usage_error(
+              "invalid --integrator '%s': expected auto, euler, semi-euler, rk4 or trapezoidal",
+              val);
         }
         a->has_integrator = 1;
         break;
@@ -173,8 +198,8 @@ static int parse_args(int argc, char** argv, run_args* a) {
         break;
       case 5:
         if (hy_formulation_parse(val, &a->formulation) != HY_OK) {
-          return usage_error("invalid --formulation '%s': expected tree, penalty or double-step",
-                             val);
+          return usage_error(
+              "invalid --formulation '%s': expected auto, tree, penalty or double-step", val);
         }
         a->has_formulation = 1;
         break;
@@ -211,6 +236,41 @@ static int parse_args(int argc, char** argv, run_args* a) {
         }
         a->has_tol_p = 1;
         break;
+      case 11:
+        // 0 is allowed: no cutting, as --strict-steps
+        if ((strcmp(val, "0") != 0 && parse_count(val, &a->max_cuts)) ||
+            a->max_cuts > MAX_CUTS_LIMIT) {
+          return usage_error("invalid --max-cuts '%s': expected an integer from 0 to %d", val,
+                             MAX_CUTS_LIMIT);
+        }
+        if (strcmp(val, "0") == 0) a->max_cuts = 0;
+        a->has_max_cuts = 1;
+        break;
+      case 12:
+        if (hy_error_control_parse(val, &a->error_control) != HY_OK) {
+          return usage_error("invalid --error-control '%s': expected none or predictor", val);
+        }
+        a->has_error_control = 1;
+        break;
+      case 13:
+        if (parse_positive(val, &a->error_tol_p)) {
+          return usage_error("invalid --error-tol-p '%s': expected a local error > 0 (Pa)", val);
+        }
+        a->has_error_tol_p = 1;
+        break;
+      case 14:
+        if (parse_positive(val, &a->error_tol)) {
+          return usage_error("invalid --error-tol '%s': expected a local error > 0 (rad or m)",
+                             val);
+        }
+        a->has_error_tol = 1;
+        break;
+      case 15:
+        if (parse_positive(val, &a->max_memory)) {
+          return usage_error("invalid --max-memory '%s': expected a number of bytes > 0", val);
+        }
+        a->has_max_memory = 1;
+        break;
       default:
         return usage_error("unknown option '%s'", arg);
     }
@@ -219,11 +279,6 @@ static int parse_args(int argc, char** argv, run_args* a) {
   return -1;
 }
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void print_error(const hy_error* e) {
   char buf[1024];
@@ -267,93 +322,62 @@ static void default_csv_path(const hy_model* m, const char* fallback, char* buf,
   }
 }
 
-// Everything a run tracks for its summary.
-typedef struct run_totals {
-  long long steps;
-  double wall;
-  double e0;        // hy_energy_total at t = 0 (J)
-  double drift;     // max |E_total - e0| over all steps (J)
-  double scale;     // max |E_kin| + |E_pot| seen (J)
-  double epot0;     // E_pot at t = 0 (J)
-  double released;  // max of E_pot(0) - E_pot(t) over all steps (J): potential energy set free
-  double work_max;  // max |W_act(t)| over all steps (J), W_act = the cylinders' work
-  double last_row;  // time of the last CSV row written (s), NAN before the first
-} run_totals;
 
-// Work done on the mechanism by the cylinders since t = 0 (J): pressure forces, less what the
-// viscous friction dissipated, plus the end dampers' work (which is <= 0 when they dissipate).
-static double actuator_work(const hy_data* d) { return d->work_hyd - d->diss_visc + d->work_damp; }
-
-static void track_energy(const hy_data* d, run_totals* r) {
-  r->drift = fmax(r->drift, fabs(hy_energy_total(d) - r->e0));
-  r->scale = fmax(r->scale, fabs(d->energy_kin) + fabs(d->energy_pot));
-  r->released = fmax(r->released, r->epot0 - d->energy_pot);
-  r->work_max = fmax(r->work_max, fabs(actuator_work(d)));
-}
-
-// Copies the solver options given on the command line into the model. Returns -1 to go on, else
-// the exit status of a usage error.
-static int apply_options(const run_args* a, hy_model* m, const char* what) {
+// Copies the solver options given on the command line into the model (hy_data_make checks
+// them against the model).
+static void apply_options(const run_args* a, hy_model* m) {
   if (a->has_t_end) m->opt.t_end = a->t_end;
   if (a->has_dt) m->opt.dt = a->dt;
   if (a->has_integrator) m->opt.integrator = a->integrator;
+  if (a->has_formulation) m->opt.formulation = a->formulation;
   if (a->has_tangent) m->opt.tangent = a->tangent;
   if (a->has_penalty) m->opt.penalty = a->penalty;
   if (a->has_tol) m->opt.tol_pos = a->tol;
   if (a->has_tol_p) m->opt.tol_p = a->tol_p;
   if (a->has_max_iter) m->opt.max_iter = (int)a->max_iter;
-  if (a->has_formulation) {
-    // The tree formulation integrates M' zdd = Q' of the open tree: cut joints would simply be
-    // ignored, so a closed-loop model run that way would be silently wrong.
-    const int ncut = m->sizes.ncut;
-    if (a->formulation == HY_FORM_TREE && ncut > 0) {
-      return usage_error("model %s has %d cut joint%s: use penalty or double-step",
-                         m->name[0] ? m->name : what, ncut, ncut == 1 ? "" : "s");
-    }
-    // Nor does it integrate pressures (the library refuses it, hy_form_init): said here, as a
-    // usage error like the one above, rather than as a failed set-up.
-    if (a->formulation == HY_FORM_TREE && m->sizes.nvol + m->sizes.nvlv > 0) {
-      return usage_error("model %s has hydraulics: use penalty or double-step",
-                         m->name[0] ? m->name : what);
-    }
-    m->opt.formulation = a->formulation;
-  }
-  return -1;
+  if (a->strict_steps) m->opt.strict_steps = 1;
+  if (a->has_max_cuts) m->opt.max_cuts = (int)a->max_cuts;
+  if (a->has_error_control) m->opt.error_control = a->error_control;
+  if (a->has_error_tol) m->opt.error_tol_pos = a->error_tol;
+  if (a->has_error_tol_p) m->opt.error_tol_p = a->error_tol_p;
+  if (a->has_max_memory) m->opt.max_memory = a->max_memory;
 }
 
-// Options that were given but that the formulation does not read: said, so that a user comparing
-// runs does not believe they changed something.
-static void note_unused_options(const run_args* a, const hy_model* m) {
-  const hy_formulation form = m->opt.formulation;
-  if (form != HY_FORM_TREE && a->has_integrator) {
-    fprintf(stderr,
-            "note: --integrator applies to the tree formulation only; %s steps with the "
-            "trapezoidal rule\n",
-            hy_formulation_name(form));
-  }
-  if (form == HY_FORM_TREE) {
-    const int given[5] = {a->has_tangent, a->has_penalty, a->has_tol, a->has_max_iter,
-                          a->has_tol_p};
-    static const char* const names[5] = {"--tangent", "--penalty", "--tol", "--max-iter",
-                                         "--tol-p"};
-    for (int k = 0; k < 5; k++) {
+// Options that were given but that the data's formulation and integrator do not read: said,
+// so that a user comparing runs does not believe they changed something.
+static void note_unused_options(const run_args* a, const hy_model* m, const hy_data* d) {
+  const int newton = d->integrator == HY_INTEG_TRAPEZOIDAL;
+  if (!newton) {
+    const int given[9] = {a->has_tangent,  a->has_penalty,     a->has_tol,
+                          a->has_max_iter, a->has_tol_p,       a->strict_steps,
+                          a->has_max_cuts, a->has_error_control, a->has_error_tol};
+    static const char* const names[9] = {"--tangent",      "--penalty",       "--tol",
+                                         "--max-iter",     "--tol-p",         "--strict-steps",
+                                         "--max-cuts",     "--error-control", "--error-tol"};
+    for (int k = 0; k < 9; k++) {
       if (given[k]) {
-        fprintf(stderr, "note: %s has no effect with the tree formulation (no Newton iteration)\n",
-                names[k]);
+        fprintf(stderr, "note: %s has no effect with the %s integrator (no Newton iteration)\n",
+                names[k], hy_integrator_name(d->integrator));
       }
     }
   }
-  if (form == HY_FORM_DOUBLE_STEP && a->has_penalty) {
+  if (d->formulation != HY_FORM_PENALTY && a->has_penalty && newton) {
     fputs("note: --penalty applies to the penalty formulation only\n", stderr);
   }
-  if (form != HY_FORM_TREE && a->has_tol_p && m->sizes.nvol == 0) {
+  if (newton && a->has_tol_p && m->sizes.nvol == 0) {
     fputs("note: --tol-p has no effect: the model has no hydraulic volumes (no pressures)\n",
+          stderr);
+  }
+  if (newton && m->opt.error_control == HY_ERRCTL_NONE && (a->has_error_tol || a->has_error_tol_p)) {
+    fputs("note: --error-tol and --error-tol-p apply with --error-control predictor only\n",
           stderr);
   }
 }
 
 // What hy_data_make found at t = 0 and a user should know before trusting the results.
 static void note_initial_state(const hy_model* m, const hy_data* d) {
+  // the formulation and integrator hydyn chose when the options left it the choice
+  if (d->note[0]) fprintf(stderr, "note: %s\n", d->note);
   // One line for all volumes, in model order: the pressures the run starts from, whether given
   // (p0) or derived (equilibrium, throttles), so the derived ones can be checked at a glance.
   const int nvol = m->sizes.nvol;
@@ -418,113 +442,82 @@ static void note_initial_state(const hy_model* m, const hy_data* d) {
   }
 }
 
-// The stepping loop. Returns an exit status; *r holds what was done.
-static int simulate(const hy_model* m, hy_data* d, hy_csv* csv, long long nstep, long every,
-                    int quiet, run_totals* r) {
-  const double t_end = m->opt.t_end;
-  r->e0 = hy_energy_total(d);
-  r->epot0 = d->energy_pot;
-  track_energy(d, r);
-  r->last_row = NAN;
-  if (csv && hy_csv_write(csv, m, d) != HY_OK) {
-    fprintf(stderr, "hydyn: writing the CSV failed at t = 0\n");
-    return HY_CLI_FAIL;
+// The recorder of a run: the CSV file.
+typedef struct recording {
+  hy_csv* csv;
+  double last_row;  // time of the last row written (s), NAN before the first
+} recording;
+
+static hy_status record_row(void* user, const hy_model* m, const hy_data* d) {
+  recording* r = user;
+  if (!r->csv) return HY_OK;
+  hy_status st = hy_csv_write(r->csv, m, d);
+  if (st != HY_OK) {
+    fprintf(stderr, "hydyn: writing the CSV failed at t = %.9g s\n", d->time);
+    return st;
   }
-  if (csv) r->last_row = d->time;
-  const double wall0 = now_seconds();
-  double next_progress = wall0 + 1.0;
-  int warned = 0;
-  for (long long k = 1; k <= nstep; k++) {
-    const double t_before = d->time;
-    hy_status s = hy_step(m, d);
-    // > 0 is a warning when the step was taken; a step that did not advance failed.
-    if (s < 0 || (s > 0 && !(d->time > t_before))) {
-      r->steps = k - 1;
-      r->wall = now_seconds() - wall0;
-      hy_error e = d->err;
-      if (e.code != s) {  // no detail recorded for this failure
-        memset(&e, 0, sizeof e);
-        e.code = s;
-      }
-      char buf[1024];
-      hy_error_format(&e, buf, sizeof buf);
-      fprintf(stderr, "hydyn: step %lld failed at t = %.9g s: %s (%s)\n", k, t_before, buf,
-              hy_status_name(s));
-      // Said because a failure late in a long run leaves a large, useful file behind.
-      if (csv && !quiet && !isnan(r->last_row)) {
-        fprintf(stderr, "note: the CSV holds the rows up to t = %.9g s (step %lld)\n", r->last_row,
-                k - 1);
-      }
-      return HY_CLI_FAIL;
-    }
-    if (s > 0 && !warned) {  // said once: a warning every step would drown the progress
-      fprintf(stderr, "hydyn: warning at t = %.9g s: %s (%s)\n", t_before, hy_status_str(s),
-              hy_status_name(s));
-      warned = 1;
-    }
-    track_energy(d, r);
-    if (csv && (k % every == 0 || k == nstep)) {
-      if (hy_csv_write(csv, m, d) != HY_OK) {
-        r->steps = k;
-        fprintf(stderr, "hydyn: writing the CSV failed at t = %.9g s\n", d->time);
-        return HY_CLI_FAIL;
-      }
-      r->last_row = d->time;
-    }
-    if (!quiet) {
-      const double now = now_seconds();
-      if (now >= next_progress) {
-        fprintf(stderr, "t = %.6g/%g s (%.0f%%)\n", d->time, t_end, 100.0 * d->time / t_end);
-        next_progress = now + 1.0;
-      }
-    }
-  }
-  r->wall = now_seconds() - wall0;
-  r->steps = nstep;
-  return HY_CLI_OK;
+  r->last_row = d->time;
+  return HY_OK;
+}
+
+static int show_progress(void* user, const hy_model* m, const hy_data* d) {
+  (void)user;
+  fprintf(stderr, "t = %.6g/%g s (%.0f%%)\n", d->time, m->opt.t_end, 100.0 * d->time / m->opt.t_end);
+  return 0;
 }
 
 // The one-line key=value summary (docs/cli.md lists the keys). Keys that do not apply to the
 // run are left out rather than printed as 0, so a present key always means something.
-static void print_summary(FILE* fp, const hy_model* m, const hy_data* d, const run_totals* r,
+static void print_summary(FILE* fp, const hy_model* m, const hy_data* d, const hy_run_summary* r,
                           const char* what, const char* out) {
-  const hy_formulation form = m->opt.formulation;
-  const double dt = m->opt.dt;
-  const double sim_time = (double)r->steps * dt;
-  const double rtf = r->wall > 0 ? sim_time / r->wall : INFINITY;
-  // penalty and double-step always use the trapezoidal rule (opt.integrator is not read)
-  const char* integ = form == HY_FORM_TREE ? hy_integrator_name(m->opt.integrator) : "trapezoidal";
   fprintf(fp,
           "summary: model=%s formulation=%s integrator=%s dt=%g t_end=%g steps=%lld wall=%.4g s "
           "rtf=%.4g",
-          m->name[0] ? m->name : what, hy_formulation_name(form), integ, dt, m->opt.t_end, r->steps,
-          r->wall, rtf);
-  if (form != HY_FORM_TREE) {
-    const long n = d->stats.nstep;
-    fprintf(fp, " iter_mean=%.3g iter_max=%d", n > 0 ? (double)d->stats.niter / (double)n : 0.0,
-            d->stats.niter_max);
+          m->name[0] ? m->name : what, hy_formulation_name(d->formulation),
+          hy_integrator_name(d->integrator), m->opt.dt, m->opt.t_end, r->steps, r->wall, r->rtf);
+  if (!isnan(r->iter_mean)) fprintf(fp, " iter_mean=%.3g iter_max=%d", r->iter_mean, r->iter_max);
+  if (d->stats.nsubstep != r->steps || d->stats.ncut > 0 || d->stats.nreject > 0) {
+    // steps cut after a failure, or sized by the local error
+    fprintf(fp, " substeps=%ld cuts=%ld rejected=%ld h_min=%.3g s", d->stats.nsubstep,
+            d->stats.ncut, d->stats.nreject, d->stats.h_min);
   }
-  if (m->sizes.ncut > 0) fprintf(fp, " violation_max=%.3g m", d->stats.violation_max);
-  if (form == HY_FORM_DOUBLE_STEP) fprintf(fp, " partitions=%ld", d->stats.npartition);
-  fprintf(fp, " energy_drift=%.3g J energy_drift_rel=%.3g", r->drift,
-          r->drift / fmax(r->scale, DBL_MIN));
+  if (!isnan(r->violation_max)) fprintf(fp, " violation_max=%.3g m", r->violation_max);
+  if (d->formulation == HY_FORM_DOUBLE_STEP) fprintf(fp, " partitions=%ld", d->stats.npartition);
+  fprintf(fp, " energy_drift=%.3g J energy_drift_rel=%.3g", r->drift, r->drift_rel);
   if (m->sizes.ncyl > 0) {
-    // Driven by cylinders: the energy the actuators put in is the scale (seed 000 quotes the
-    // peak drift as a percentage of the maximum actuator work). Before a valve opens that work
-    // is round-off, and the percentage is left out as for energy_drift_pct_pot.
-    fprintf(fp, " work_act_max=%.4g J", r->work_max);
-    if (r->work_max > 1e-6 * r->scale) {
-      fprintf(fp, " energy_drift_pct_work=%.3g", 100.0 * r->drift / r->work_max);
-    }
+    fprintf(fp, " work_act_max=%.4g J", r->work_act_max);
+    if (!isnan(r->drift_pct_work)) fprintf(fp, " energy_drift_pct_work=%.3g", r->drift_pct_work);
     fprintf(fp, " diss_visc=%.4g J work_damp=%.4g J", d->diss_visc, d->work_damp);
-  } else if (r->released > 1e-6 * r->scale) {
-    // Drift as a share of the potential energy the motion set free, the seed's way of quoting
-    // it for a passive mechanism (docs/cli.md). A held model frees only round-off (1e-15 of the
-    // energies), and a drift over that would be a meaningless percentage: below 1e-6 of the
-    // energy scale it is not printed.
-    fprintf(fp, " energy_drift_pct_pot=%.3g", 100.0 * r->drift / r->released);
+  } else if (!isnan(r->drift_pct_pot)) {
+    fprintf(fp, " energy_drift_pct_pot=%.3g", r->drift_pct_pot);
   }
   fprintf(fp, " csv=%s\n", out ? out : "none");
+}
+
+// What a failed run says: where and why it stopped, and what the CSV still holds.
+static void report_failure(const hy_data* d, const hy_run_summary* r, const recording* rec,
+                           int quiet) {
+  hy_error e = d->err;
+  if (e.code != r->status) {  // no detail recorded for this failure
+    memset(&e, 0, sizeof e);
+    e.code = r->status;
+  }
+  char buf[1024];
+  hy_error_format(&e, buf, sizeof buf);
+  if (isnan(r->t_fail) && r->status == HY_ERR_IO) {
+    // the recorder said so
+  } else if (isnan(r->t_fail)) {
+    fprintf(stderr, "hydyn: the run stopped at t = %.9g s: %s (%s)\n", r->t_reached, buf,
+            hy_status_name(r->status));
+  } else {
+    fprintf(stderr, "hydyn: step %lld failed at t = %.9g s: %s (%s)\n", r->steps + 1, r->t_fail,
+            buf, hy_status_name(r->status));
+  }
+  // Said because a failure late in a long run leaves a large, useful file behind.
+  if (rec->csv && !quiet && !isnan(rec->last_row)) {
+    fprintf(stderr, "note: the CSV holds the rows up to t = %.9g s (step %lld)\n", rec->last_row,
+            r->steps);
+  }
 }
 
 int hy_cli_run(int argc, char** argv) {
@@ -535,28 +528,7 @@ int hy_cli_run(int argc, char** argv) {
   hy_model* m = NULL;
   rc = load_model(a.model, &m);
   if (rc != HY_CLI_OK) return rc;
-  rc = apply_options(&a, m, a.model);
-  if (rc >= 0) {
-    hy_model_free(m);
-    return rc;
-  }
-
-  const double dt = m->opt.dt, t_end = m->opt.t_end;
-  // Options given on the command line are already checked; these guard the model's own values.
-  if (!(dt > 0) || !isfinite(dt) || !(t_end > 0) || !isfinite(t_end) || t_end / dt > 1e15) {
-    fprintf(stderr, "hydyn: invalid solver settings dt = %g s, t_end = %g s\n", dt, t_end);
-    hy_model_free(m);
-    return a.has_dt || a.has_t_end ? HY_CLI_USAGE : HY_CLI_FAIL;
-  }
-  // A step count, not a time comparison, ends the loop: accumulated t can fall just short of
-  // t_end and take one step too many.
-  const long long nstep = llround(t_end / dt);
-  if (nstep < 1) {
-    fprintf(stderr, "hydyn: t_end = %g s is less than half a step (dt = %g s): nothing to run\n",
-            t_end, dt);
-    hy_model_free(m);
-    return a.has_dt || a.has_t_end ? HY_CLI_USAGE : HY_CLI_FAIL;
-  }
+  apply_options(&a, m);
 
   hy_data* d = NULL;
   hy_error make_err;
@@ -572,6 +544,14 @@ int hy_cli_run(int argc, char** argv) {
     hy_model_free(m);
     return HY_CLI_FAIL;
   }
+  // the run's own settings, before any file is written
+  if (m->opt.dt > m->opt.t_end) {
+    fprintf(stderr, "hydyn: the step dt = %g s is longer than the run, t_end = %g s\n", m->opt.dt,
+            m->opt.t_end);
+    hy_data_free(d);
+    hy_model_free(m);
+    return a.has_dt || a.has_t_end ? HY_CLI_USAGE : HY_CLI_FAIL;
+  }
 
   char csv_path[300];
   const char* out = NULL;
@@ -583,12 +563,12 @@ int hy_cli_run(int argc, char** argv) {
       out = csv_path;
     }
   }
-  hy_csv* csv = NULL;
+  recording rec = {.csv = NULL, .last_row = NAN};
   if (out) {
     m->opt.time_steps = 1;  // for the step_wall[s] column
     hy_error err;
     memset(&err, 0, sizeof err);
-    if (hy_csv_open(out, m, &csv, &err) != HY_OK) {
+    if (hy_csv_open(out, m, d, &rec.csv, &err) != HY_OK) {
       print_error(&err);
       hy_data_free(d);
       hy_model_free(m);
@@ -598,13 +578,20 @@ int hy_cli_run(int argc, char** argv) {
   const int csv_stdout = out && strcmp(out, "-") == 0;
 
   if (!a.quiet) {
-    note_unused_options(&a, m);
+    note_unused_options(&a, m, d);
     note_initial_state(m, d);
   }
 
-  run_totals r = {0};
-  rc = simulate(m, d, csv, nstep, a.every, a.quiet, &r);
-  if (hy_csv_close(csv) != HY_OK && rc == HY_CLI_OK) {
+  hy_run_options ro = hy_run_options_default();
+  ro.every = a.every;
+  ro.record = record_row;
+  ro.record_user = &rec;
+  if (!a.quiet) ro.progress = show_progress;
+  hy_run_summary r;
+  s = hy_run(m, d, &ro, &r);
+  rc = s == HY_OK ? HY_CLI_OK : HY_CLI_FAIL;
+  if (s != HY_OK) report_failure(d, &r, &rec, a.quiet);
+  if (hy_csv_close(rec.csv) != HY_OK && rc == HY_CLI_OK) {
     fprintf(stderr, "hydyn: writing '%s' failed\n", out);
     rc = HY_CLI_FAIL;
   }

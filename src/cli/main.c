@@ -26,11 +26,6 @@ static void usage(FILE* fp) {
       fp);
 }
 
-void hy_cli_list_builtins(FILE* fp, const char* sep) {
-  const int n = hy_builtin_count();
-  for (int i = 0; i < n; i++) fprintf(fp, "%s%s", i ? sep : "", hy_builtin_name(i));
-}
-
 int main(int argc, char** argv) {
   if (argc < 2) {
     usage(stderr);
@@ -45,15 +40,7 @@ int main(int argc, char** argv) {
     printf("hydyn %s\n", HY_VERSION_STRING);
     return HY_CLI_OK;
   }
-  if (strcmp(cmd, "models") == 0) {
-    if (argc > 2) {
-      fprintf(stderr, "hydyn models: unexpected argument '%s'\n", argv[2]);
-      return HY_CLI_USAGE;
-    }
-    hy_cli_list_builtins(stdout, "\n");
-    if (hy_builtin_count() > 0) putchar('\n');
-    return HY_CLI_OK;
-  }
+  if (strcmp(cmd, "models") == 0) return hy_cli_models(argc - 1, argv + 1);
   if (strcmp(cmd, "run") == 0) return hy_cli_run(argc - 1, argv + 1);
   fprintf(stderr, "hydyn: unknown command '%s'\nTry 'hydyn --help'.\n", cmd);
   return HY_CLI_USAGE;

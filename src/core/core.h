@@ -20,11 +20,13 @@
 #define HY_ALWAYS_INLINE inline
 #endif
 
-// Runs f(k, ...) with k the constant equal to n for 1 <= n <= 8, f(n, ...) otherwise. With f an
-// HY_ALWAYS_INLINE function, each case is a copy of f whose loops over n the compiler unrolls
-// completely. A step of the seed models works on 1-6 coordinates, 1-4 volumes and 2-8 Newton
-// unknowns, where the control of a loop of run-time length costs more than its arithmetic:
-// sized copies of the step's kernels take 18 % off four-bar A's cycle (docs/performance.md).
+//----- sized kernels -------------------------------------------------------------------------
+// The one family of size dispatch. HY_SIZED(n, f, ...) runs f(k, ...) with k the constant equal
+// to n for 1 <= n <= 8, f(n, ...) otherwise. With f an HY_ALWAYS_INLINE function, each case is a
+// copy of f whose loops over n the compiler unrolls completely. A step of the seed models works
+// on 1-6 coordinates, 1-4 volumes and 2-8 Newton unknowns, where the control of a loop of
+// run-time length costs more than its arithmetic: sized copies of the step's kernels take 18 %
+// off four-bar A's cycle (docs/performance.md).
 // The largest size that HY_SIZED makes a constant: a sized kernel may hold a vector of up to
 // this length in a local array (registers, once unrolled) and fall back to work memory beyond.
 #define HY_SIZED_MAX 8
@@ -45,7 +47,7 @@
 
 // HY_SIZED over two sizes, each a constant for 1..4: f(k1, k2, ...). For kernels whose loops run
 // over both, e.g. the coordinates and the volumes of the Newton tangent's blocks.
-#define HY_SIZED2_INNER(k1, n2, f, ...)           \
+#define HY_SIZED2_ROW_(k1, n2, f, ...)           \
   switch (n2) {                                  \
     case 1: f(k1, 1, __VA_ARGS__); break;        \
     case 2: f(k1, 2, __VA_ARGS__); break;        \
@@ -56,12 +58,24 @@
 #define HY_SIZED2(n1, n2, f, ...)                             \
   do {                                                        \
     switch (n1) {                                             \
-      case 1: HY_SIZED2_INNER(1, n2, f, __VA_ARGS__); break;  \
-      case 2: HY_SIZED2_INNER(2, n2, f, __VA_ARGS__); break;  \
-      case 3: HY_SIZED2_INNER(3, n2, f, __VA_ARGS__); break;  \
-      case 4: HY_SIZED2_INNER(4, n2, f, __VA_ARGS__); break;  \
+      case 1: HY_SIZED2_ROW_(1, n2, f, __VA_ARGS__); break;   \
+      case 2: HY_SIZED2_ROW_(2, n2, f, __VA_ARGS__); break;   \
+      case 3: HY_SIZED2_ROW_(3, n2, f, __VA_ARGS__); break;   \
+      case 4: HY_SIZED2_ROW_(4, n2, f, __VA_ARGS__); break;   \
       default: f(n1, n2, __VA_ARGS__); break;                 \
     }                                                         \
+  } while (0)
+
+// HY_SIZED on n for a kernel f(n, k, ...) whose second size k is a constant too when it is 1,
+// the common case (one degree of freedom of the seed mechanisms, one cylinder of their
+// circuits): its loops over k then vanish.
+#define HY_SIZED_F1(n, k, f, ...)      \
+  do {                                 \
+    if ((k) == 1) {                    \
+      HY_SIZED(n, f, 1, __VA_ARGS__);  \
+    } else {                           \
+      HY_SIZED(n, f, k, __VA_ARGS__);  \
+    }                                  \
   } while (0)
 
 //----- small dense LU, inline -----------------------------------------------------------------
@@ -355,8 +369,11 @@ void hy_arena_free(hy_arena* a);
 // Bytes an allocation of `bytes` takes, alignment included (for exact sizing).
 size_t hy_arena_need(size_t bytes);
 void* hy_arena_alloc(hy_arena* a, size_t bytes);
-size_t hy_arena_mark(const hy_arena* a);
-void hy_arena_release(hy_arena* a, size_t mark);
+// A frame: what is allocated after hy_arena_mark goes with hy_arena_release of the mark.
+static inline size_t hy_arena_mark(const hy_arena* a) { return a->used; }
+static inline void hy_arena_release(hy_arena* a, size_t mark) {
+  if (mark <= a->used) a->used = mark;
+}
 
 //----- errors --------------------------------------------------------------------------------
 

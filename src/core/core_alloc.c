@@ -102,8 +102,3 @@ void* hy_arena_alloc(hy_arena* a, size_t bytes) {
   return p;
 }
 
-size_t hy_arena_mark(const hy_arena* a) { return a->used; }
-
-void hy_arena_release(hy_arena* a, size_t mark) {
-  if (mark <= a->used) a->used = mark;
-}

@@ -1,132 +1,161 @@
-// Internal header of src/form: the formulations that turn mechanics (and later hydraulics and
-// friction) into equations to integrate. Closed loops: the penalty (index-3 augmented Lagrangian
-// with projections, seed 000 Eqs. 18-21) and double-step (coordinate partitioning, Eqs. 13-17)
-// formulations, integrated by the trapezoidal rule with Newton-Raphson (Eqs. 32-41), whose
-// iteration src/integ owns. A formulation provides the Newton problem: unknowns, residual,
-// analytic tangent, per-iteration update and the end-of-step commit.
+// Internal header of src/form: the formulations that turn the mechanics, hydraulics (and later
+// friction) of a model into equations to integrate, behind one table of operations. The
+// integrators of src/integ own the time discretization: they set the state from their unknowns
+// and ask the formulation for the equations of motion at that state. A formulation never
+// includes another one; what they share is in form_common.h (src/form only).
+//
+// A formulation offers one or both of
+// - an ODE right-hand side: the accelerations at (t, z, zd, p, U) (`accelerations`), which the
+//   explicit integrators drive (the tree formulation) and which gives every formulation its
+//   consistent accelerations at t = 0;
+// - an implicit residual (`residual`, `tangent`, ...) whose unknowns are `nmech` coordinates
+//   (the rest of the state follows from them) plus the pressures the integrator appends.
 #ifndef HYDYN_SRC_FORM_FORM_H_
 #define HYDYN_SRC_FORM_FORM_H_
 
 #include <stddef.h>
 
+#include "core/core.h"
 #include "hyd/hyd.h"
 #include "hydyn/model.h"
 #include "hydyn/sim.h"
 #include "mech/mech.h"
 
-// Work arrays of the formulations, owned by the data's private workspace.
-typedef struct hy_form_work {
-  double dt;        // step of the current trapezoidal step (s)
-  double* z_k;      // state at the start of the step, restored when a step fails  (nz)
-  double* zd_k;     //                                                            (nz)
-  double* zdd_k;    //                                                            (nz)
-  double* lam_k;    //                                                            (neq)
-  double* hat_zd;   // trapezoidal predictor terms of Eq. 34                      (nz)
-  double* hat_zdd;  //                                                            (nz)
-  double* zdd_trap; // accelerations from the trapezoidal relations (Eq. 33)      (nz)
-  double* A;        // M' + dt^2/4 Phi_z^T alpha Phi_z and its factors            (nz x nz)
-  int A_at_evaluation;  // penalty: A (unfactored), W and jac_s are those of the last
-                        // residual evaluation (the tangent was formed there)
-  double* vec;      // scratch                                                    (nz)
-  double* vec2;     // scratch                                                    (nz)
-  int* piv;         // pivots of A                                                (nz)
-  int lam_pending;  // penalty: apply Eq. 19 at the next evaluation
-  double* lam_hist; // penalty: final lambda of the three steps before the current one,
-                    // newest first, for the predictor                           (3 x neq)
-  int nlam_hist;    // how many of them are known
-  double lam_contraction;  // penalty: bound on the error factor of one Eq. 19 update
-  // double-step partition
-  int nsel;         // equations used (rank of Phi_z at selection)
-  int* rowsel;      // the independent equations                                   (neq)
-  double* Pd;       // dependent block of Phi_z (nsel x nsel) and its LU factors    (neq x neq)
-  int* pivd;        // its pivots                                                 (neq)
-  double pivot_ratio;  // min/max |U_ii| of the dependent block at the last evaluation
+typedef struct hy_form hy_form;
+
+// The coordinate partition of the closed-loop formulations (seed 000 Sect. 2.2, text after Eq.
+// 15): every formulation closes the loops at t = 0 with it, and double-step steps with it.
+// The independent and dependent coordinates themselves are public (hy_data.part, ndof).
+typedef struct hy_partition {
+  int nsel;                // equations used (rank of Phi_z when the partition was chosen)
+  int* rowsel;             // the independent equations, ascending                  (neq)
+  double* Pd;              // LU factors of the dependent block of Phi_z          (neq x neq)
+  int* pivd;               // its pivots                                            (neq)
+  double pivot_ratio;      // min/max |U_ii| of the dependent block at its last factoring
   double pivot_ratio_sel;  // its value when the partition was chosen
-  double* Rz;       // velocity transformation R_z of Eq. 14, nz x ndof           (nz x nz)
-  double* S;        // accelerations with zdd_i = 0 (the R_z_dot zd_i term of Eq. 15) (nz)
-  double* Mr;       // M'' = R_z^T M' R_z of Eq. 17                               (nz x nz)
-  double* full;     // full-pivoting LU scratch                                   (neq x nz)
-  int* rperm;       //                                                            (neq)
-  int* cperm;       //                                                            (nz)
-  double* G;        // generalized forces of unit equilibrium forces              (nz x nfrc)
-  // hydraulics, monolithic with the mechanics (seed 000 Sect. 4, Eqs. 30-39)
-  hy_hyd_work hyd;  // derivatives of the hydraulics
-  int skip_derivatives;  // set by the Newton iteration when no tangent is formed from the next
-                         // residual: the hydraulic derivatives are then not evaluated, and
-                         // hyd keeps those of the last evaluation that had them
-  double* p_k;      // pressures, rates and spools at the start of the step        (nvol)
-  double* pd_k;     //                                                            (nvol)
-  double* U_k;      //                                                            (nvlv)
-  double* hat_pd;   // trapezoidal predictor term of the pressures (Eq. 34)       (nvol)
-  double* pd_trap;  // pressure rates from the trapezoidal relation (Eq. 33)      (nvol)
-  double* pd_km1;   // pressure rates of the previous step, for the predictor     (nvol)
-  double* jac_s;    // d|s|/dz of every cylinder                                  (ncyl x nz)
-  double* W;        // M' + dt/2 C + dt^2/4 K of the cylinders                     (nz x nz)
-  // the Newton tangent in blocks (hy_form_factor_tangent), nm mechanical unknowns
-  double* tg_S;     // mechanical block, then its Schur complement and LU factors  (nz x nz)
-  int* tg_Spiv;     //                                                            (nz)
-  double* tg_D;     // pressure block and its LU factors                          (nvol x nvol)
-  int* tg_Dpiv;     //                                                            (nvol)
-  double* tg_G;     // d f_p / d s, then D^-1 of it                                (nvol x ncyl)
-  double* tg_Js;    // d|s| / d(mechanical unknowns)                               (ncyl x nz)
-  double* tg_Fp;    // d F_cyl / d p at the tangent's evaluation                  (ncyl x nvol)
-  double* tg_k;     // scratch: dF/dp D^-1 G, or the cylinders' damping terms     (ncyl x ncyl)
-  double* tg_y;     // scratch                                                    (nvol)
-} hy_form_work;
+  double* Rz;              // velocity transformation R_z of Eq. 14, nz x ndof     (nz x nz)
+  double* S;               // accelerations with zdd_i = 0 (R_z_dot zd_i of Eq. 15)   (nz)
+} hy_partition;
 
-// Doubles and ints the work arrays need.
-size_t hy_form_work_doubles(const hy_model* m);
-size_t hy_form_work_ints(const hy_model* m);
-void hy_form_work_bind(const hy_model* m, hy_form_work* fw, double* dbuf, int* ibuf);
+// Coefficients of the implicit integrator's step, set by it before `begin`: the mechanical rows
+// of its residual are w_pos times the equations of motion, and their tangent is
+// M' + w_vel C + w_pos K (+ the formulation's constraint terms).
+typedef struct hy_form_step {
+  double h;      // step (s)
+  double w_vel;  // d zd / d z_{k+1} times w_pos (trapezoidal rule: h / 2)
+  double w_pos;  // row scale (trapezoidal rule: h^2 / 4)
+} hy_form_step;
 
-// Magnitudes of the force elements at d->time into d->frc_force (value or static equilibrium
-// force, times the signal).
-void hy_form_forces(const hy_model* m, hy_data* d);
+// Power of the applied loads and force elements at a state (W), with the cylinders' parts.
+typedef struct hy_form_power {
+  double total;  // every load and force element
+  double hyd;    // cylinders' pressure forces
+  double visc;   // dissipated by cylinder viscosity (>= 0)
+  double damp;   // end dampers
+} hy_form_power;
 
-// Prepares the initial state (after d->z, d->zd were set to the model's values): closes the
-// loops (position and velocity level, keeping the independent coordinates), chooses the
-// partition, computes the static forces of `equilibrium` elements and consistent
-// accelerations (and multipliers for the penalty formulation).
-hy_status hy_form_init(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw);
+typedef struct hy_form_ops {
+  hy_formulation kind;
+  const char* name;
+  int has_ode;  // its accelerations are an ODE the explicit integrators may drive
+  // Bytes of the formulation's own struct and arrays, laid out by bind in mem (64-aligned).
+  size_t (*size)(const hy_model* m);
+  void (*bind)(hy_form* f, unsigned char* mem);
+  // Bytes of arena scratch that one call of any operation needs at most.
+  size_t (*scratch)(const hy_model* m);
+  // After the shared initial state (hy_form_initial_state): consistent accelerations and the
+  // formulation's own starting values (multipliers).
+  hy_status (*start)(hy_form* f);
+  // Accelerations d->zdd at the state in d, after hy_form_evaluate there.
+  hy_status (*accelerations)(hy_form* f);
+  // The implicit residual; NULL when the formulation has none.
+  // Number of mechanical unknowns, and the coordinate each one is (NULL: unknown i is z_i).
+  int (*nmech)(const hy_form* f);
+  const int* (*mech_coord)(const hy_form* f);
+  // Start of a step of f->step (the state in d is the start of the step).
+  void (*begin)(hy_form* f);
+  // Equations of motion at the state in d: the integrator has set the unknown coordinates,
+  // their velocities and accelerations and the pressures; dx (nmech) is how far the unknowns
+  // moved since the last evaluation (0 at a step's first). Completes the state (dependent
+  // coordinates), evaluates everything (hydraulic derivatives unless f->skip_derivatives) and
+  // writes the nmech mechanical rows, unscaled, into r. A positive status is recoverable.
+  hy_status (*residual)(hy_form* f, const double* dx, double* r);
+  // At the last residual evaluation: the mechanical block of the tangent (nmech x nmech,
+  // row-major, with w_pos and w_vel of f->step) into Am, and the cylinder lengths' derivatives
+  // with respect to the unknowns (ncyl x nmech) into Js.
+  void (*tangent)(hy_form* f, double* Am, double* Js);
+  // After each Newton update.
+  void (*iterated)(hy_form* f);
+  // End of a converged step: the integrator has set the state of the converged unknowns, dx is
+  // their move since the last evaluation. Completes it (projections, loop closure) and leaves
+  // the outputs of the accepted state in d.
+  hy_status (*accept)(hy_form* f, const double* dx);
+  // A failed step: the formulation's own values back to the start of the step.
+  void (*abort)(hy_form* f);
+  // What a step carries to the next one besides the public state (hy_state_* HIST segment).
+  int (*hist_size)(const hy_model* m);
+  void (*hist_get)(const hy_form* f, double* buf);
+  void (*hist_set)(hy_form* f, const double* buf);
+} hy_form_ops;
 
-// Full evaluation at (time, z, zd): kinematics, constraints, forces, M', Q' and consistent
-// accelerations by the model's formulation (hy_forward for closed-loop formulations).
-hy_status hy_form_forward(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw);
+extern const hy_form_ops hy_form_tree_ops;
+extern const hy_form_ops hy_form_penalty_ops;
+extern const hy_form_ops hy_form_doublestep_ops;
 
-//----- the trapezoidal-Newton problem ---------------------------------------------------------
+// What a formulation works with. Bound once by the data; m and d are set by every entry point
+// (hy_step and friends receive the model).
+struct hy_form {
+  const hy_form_ops* ops;
+  void* self;  // the formulation's own struct
+  const hy_model* m;
+  hy_data* d;
+  hy_mech_work* mech;
+  hy_hyd_work* hyd;  // hydraulic derivatives at the last evaluation that had them
+  hy_arena* arena;   // scratch, in frames
+  hy_partition part;
+  double* jac_s;     // d|s|/dz of every cylinder                                 (ncyl x nz)
+  double* W;         // M' + w_vel C + w_pos K of the cylinders                    (nz x nz)
+  hy_form_step step;
+  hy_form_power power;    // at the current state
+  int skip_derivatives;   // set by the integrator when no tangent is formed from the next
+                          // residual: the hydraulic derivatives are then not evaluated
+};
 
-// Number of Newton unknowns: [z; p] (penalty) or [z_i; p] (double-step), Eq. 48.
-int hy_form_nx(const hy_model* m, const hy_data* d);
-// Convergence tolerance of unknown i (opt.tol_pos for coordinates, opt.tol_p for pressures).
-double hy_form_tol(const hy_model* m, const hy_data* d, int i);
-// Name of the joint or volume behind unknown i, and whether it is a pressure.
-const char* hy_form_unknown_name(const hy_model* m, const hy_data* d, int i, int* is_pressure);
-// Starts a step of size dt from the current state: saves it, forms the predictor terms (Eq. 34)
-// and writes the predictor of the unknowns into x.
-void hy_form_step_begin(const hy_model* m, hy_data* d, hy_form_work* fw, double dt, double* x);
-// Residual f(x) of Eq. 39 (penalty) or Eq. 38 (double-step), scaled by dt^2/4. Leaves d
-// evaluated at x. A positive status is recoverable (the loop closure failed to converge).
-hy_status hy_form_residual(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
-                           const double* x, double* f);
-// Analytic approximate tangent (nx x nx, row-major) at the x of the last hy_form_residual call:
-// mechanical block M' + dt^2/4 Phi_z^T alpha Phi_z (penalty) or M'' (double-step), each with the
-// cylinders' damping and stiffness, and the exact hydraulic blocks. The Newton iteration uses
-// the factored form below; the whole matrix is for checks and the finite-difference comparison.
-void hy_form_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, double* J);
-// The same tangent, factored by eliminating the pressures in blocks (in fw). On a singular
-// block, HY_WARN_SINGULAR and the unknown at which it was found in *sing.
-hy_status hy_form_factor_tangent(const hy_model* m, hy_data* d, hy_form_work* fw, int* sing);
-// Solves tangent * x = b in place in b (nx) with the factors of hy_form_factor_tangent.
-void hy_form_solve_tangent(const hy_model* m, const hy_data* d, const hy_form_work* fw,
-                           double* b);
-// After each Newton update: the penalty formulation schedules its multiplier update (Eq. 19).
-void hy_form_iteration_done(const hy_model* m, hy_data* d, hy_form_work* fw);
-// Ends a converged step at x: final evaluation, projections (penalty, Eqs. 20-21), commit of
-// z, zd, zdd at t + dt, and (double-step) re-selection of the partition when its dependent
-// block degrades.
-hy_status hy_form_step_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
-                           const double* x);
-// Puts the state back to the start of the step (after a failure), outputs included.
-void hy_form_step_abort(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw);
+// The formulation and integrator that run m, from the model's options (auto resolved from its
+// contents), or HY_ERR_MODEL with a message in err naming why that pair cannot run the model.
+// note (nullable, size bytes) receives a sentence when a choice was made automatically.
+hy_status hy_form_choose(const hy_model* m, const hy_form_ops** ops, hy_integrator* integ,
+                         char* note, size_t size, hy_error* err);
+
+// Bytes of the shared arrays (partition, jac_s, W), laid out by hy_form_bind with the
+// formulation's own.
+size_t hy_form_size(const hy_model* m, const hy_form_ops* ops);
+// Arena bytes the formulation and the shared initial state need at most.
+size_t hy_form_scratch(const hy_model* m, const hy_form_ops* ops);
+void hy_form_bind(hy_form* f, const hy_model* m, const hy_form_ops* ops, unsigned char* mem);
+
+// The initial state after d->z, d->zd were set to the model's values: closes the loops
+// (position and velocity level, keeping the independent coordinates), chooses the partition,
+// the static forces of `equilibrium` elements, the initial pressures and spools, then the
+// formulation's start (consistent accelerations, multipliers).
+hy_status hy_form_initial_state(hy_form* f);
+// A new start at the state in d (set from outside, hy_state_set): the partition chosen there
+// and the formulation's start (consistent accelerations, multipliers), as at t = 0 but without
+// closing the loops or solving for equilibrium.
+hy_status hy_form_restart(hy_form* f);
+// Everything at the state in d, then the formulation's accelerations (hy_forward).
+hy_status hy_form_forward(hy_form* f);
+// The outputs of the state in d without its accelerations and multipliers (kinematics, forces,
+// flows, energies, powers), for a state set from outside (hy_state_set).
+void hy_form_refresh(hy_form* f);
+// Powers at the current state into f->power (after the outputs).
+void hy_form_powers(hy_form* f);
+// The partition's part of the history (hy_state_*): the selected equations, the independent
+// coordinates and the pivot ratio of the choice.
+int hy_form_partition_hist_size(const hy_model* m);
+void hy_form_partition_hist_get(const hy_form* f, double* buf);
+void hy_form_partition_hist_set(hy_form* f, const double* buf);
+// Name of the joint behind coordinate z.
+const char* hy_form_coord_name(const hy_model* m, int z);
 
 #endif  // HYDYN_SRC_FORM_FORM_H_

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "core/core.h"
-#include "form/form_impl.h"
+#include "form/form_common.h"
 
 // Pivots below this fraction of the largest entry of Phi_z count as zero when the rank and the
 // partition are chosen: the equations are then redundant.
@@ -29,35 +29,61 @@ static void sort_ints(int* v, int n) {
   }
 }
 
-void hy_form_select_partition(const hy_model* m, hy_data* d, hy_form_work* fw) {
+// The scratch of a full-pivoting LU of Phi_z: the matrix and the two permutations.
+typedef struct full_lu {
+  double* a;
+  int* rperm;
+  int* cperm;
+} full_lu;
+
+static hy_status full_lu_scratch(hy_form* f, full_lu* s) {
+  const size_t nz = (size_t)f->m->sizes.nz, neq = (size_t)f->m->sizes.neq;
+  s->a = hy_form_scratch_doubles(f, neq * nz);
+  s->rperm = hy_form_scratch_ints(f, neq);
+  s->cperm = hy_form_scratch_ints(f, nz);
+  return s->a && s->rperm && s->cperm ? HY_OK : HY_ERR_ARENA;
+}
+
+hy_status hy_form_select_partition(hy_form* f) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  hy_partition* pt = &f->part;
   const int nz = m->sizes.nz, neq = m->sizes.neq;
+  const size_t mark = hy_arena_mark(f->arena);
+  full_lu s;
+  HY_TRY(full_lu_scratch(f, &s));
   int rank = 0;
   if (neq > 0) {
-    memcpy(fw->full, d->phi_z, sizeof(double) * (size_t)neq * (size_t)nz);
-    hy_lu_full(neq, nz, fw->full, fw->rperm, fw->cperm, RANK_TOL, &rank);
+    memcpy(s.a, d->phi_z, sizeof(double) * (size_t)neq * (size_t)nz);
+    hy_lu_full(neq, nz, s.a, s.rperm, s.cperm, RANK_TOL, &rank);
   } else {
-    for (int j = 0; j < nz; j++) fw->cperm[j] = j;
+    for (int j = 0; j < nz; j++) s.cperm[j] = j;
   }
   // pivot columns are dependent, the rest independent; both kept in ascending order
   d->ndof = nz - rank;
-  fw->nsel = rank;
-  for (int i = 0; i < rank; i++) fw->rowsel[i] = fw->rperm[i];
-  sort_ints(fw->rowsel, rank);
-  for (int j = 0; j < d->ndof; j++) d->part[j] = fw->cperm[rank + j];
-  for (int j = 0; j < rank; j++) d->part[d->ndof + j] = fw->cperm[j];
+  pt->nsel = rank;
+  for (int i = 0; i < rank; i++) pt->rowsel[i] = s.rperm[i];
+  sort_ints(pt->rowsel, rank);
+  for (int j = 0; j < d->ndof; j++) d->part[j] = s.cperm[rank + j];
+  for (int j = 0; j < rank; j++) d->part[d->ndof + j] = s.cperm[j];
   sort_ints(d->part, d->ndof);
   sort_ints(d->part + d->ndof, rank);
   d->stats.npartition++;
+  hy_arena_release(f->arena, mark);
+  return HY_OK;
 }
 
-hy_status hy_form_select_initial_partition(const hy_model* m, hy_data* d, hy_form_work* fw) {
+hy_status hy_form_select_initial_partition(hy_form* f) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  hy_partition* pt = &f->part;
   const int nz = m->sizes.nz, neq = m->sizes.neq;
   int nmarked = 0;
   for (int j = 0; j < m->sizes.nbody; j++) nmarked += m->jnt_indep[j] != 0;
-  if (nmarked == 0 || neq == 0) {
-    hy_form_select_partition(m, d, fw);
-    return HY_OK;
-  }
+  if (nmarked == 0 || neq == 0) return hy_form_select_partition(f);
+  const size_t mark = hy_arena_mark(f->arena);
+  full_lu s;
+  HY_TRY(full_lu_scratch(f, &s));
   // dependent columns: the unmarked coordinates, in ascending order
   int ndep = 0;
   d->ndof = 0;
@@ -66,37 +92,39 @@ hy_status hy_form_select_initial_partition(const hy_model* m, hy_data* d, hy_for
     if (m->jnt_indep[j]) {
       d->part[d->ndof++] = z;
     } else {
-      fw->cperm[ndep++] = z;
+      s.cperm[ndep++] = z;
     }
   }
   sort_ints(d->part, d->ndof);
-  sort_ints(fw->cperm, ndep);
-  memcpy(d->part + d->ndof, fw->cperm, sizeof(int) * (size_t)ndep);
+  sort_ints(s.cperm, ndep);
+  memcpy(d->part + d->ndof, s.cperm, sizeof(int) * (size_t)ndep);
   // the equations: full pivoting on the dependent columns of Phi_z
   for (int i = 0; i < neq; i++) {
-    for (int c = 0; c < ndep; c++) fw->full[i * ndep + c] = d->phi_z[i * nz + d->part[d->ndof + c]];
+    for (int c = 0; c < ndep; c++) s.a[i * ndep + c] = d->phi_z[i * nz + d->part[d->ndof + c]];
   }
   int rank = 0;
-  hy_lu_full(neq, ndep, fw->full, fw->rperm, fw->cperm, RANK_TOL, &rank);
+  hy_lu_full(neq, ndep, s.a, s.rperm, s.cperm, RANK_TOL, &rank);
+  hy_status st = HY_OK;
   if (rank != ndep) {
-    return HY_FAIL(&d->err, HY_ERR_MODEL,
-                   "the joints marked independent leave %d dependent coordinates but the loop "
-                   "equations determine only %d of them at t = 0: mark %d joint(s) fewer or "
-                   "others", ndep, rank, ndep - rank);
+    st = HY_FAIL(&d->err, HY_ERR_MODEL,
+                 "the joints marked independent leave %d dependent coordinates but the loop "
+                 "equations determine only %d of them at t = 0: mark %d joint(s) fewer or "
+                 "others", ndep, rank, ndep - rank);
+  } else {
+    pt->nsel = rank;
+    for (int i = 0; i < rank; i++) pt->rowsel[i] = s.rperm[i];
+    sort_ints(pt->rowsel, rank);
+    d->stats.npartition++;
   }
-  fw->nsel = rank;
-  for (int i = 0; i < rank; i++) fw->rowsel[i] = fw->rperm[i];
-  sort_ints(fw->rowsel, rank);
-  d->stats.npartition++;
-  return HY_OK;
+  hy_arena_release(f->arena, mark);
+  return st;
 }
 
 // The kernels below are sized (HY_SIZED, core.h) on the number r of dependent coordinates: 2 on
 // the seed mechanisms, where a call to hy_lu_solve and loops of run-time length cost more than
 // their arithmetic. A right-hand side of up to HY_SIZED_MAX entries is held in a local array,
-// which the unrolled loops keep in registers; a larger one goes to fw->vec, the only scratch
-// that the callers in form.c leave free (they keep d->zd in fw->vec2 around these calls).
-// With HY_FORM_SIZED_F1 the number f of independent coordinates is a constant too when it is 1.
+// which the unrolled loops keep in registers; a larger one goes to the arena.
+// With HY_SIZED_F1 the number f of independent coordinates is a constant too when it is 1.
 
 // a = the selected rows of Phi_z at the dependent columns, factored in place, with the block's
 // largest entry found while it is gathered. Returns 0 when a pivot is zero, and *ratio (the
@@ -135,15 +163,17 @@ static HY_ALWAYS_INLINE void factor_dependent_n(int r, int nz, const double* res
   *ok = factor_block_n(r, nz, phi_z, rows, dep, a, piv, ratio);
 }
 
-hy_status hy_form_factor_dependent(const hy_model* m, hy_data* d, hy_form_work* fw) {
-  const int r = fw->nsel;
+hy_status hy_form_factor_dependent(hy_form* f) {
+  const hy_data* d = f->d;
+  hy_partition* pt = &f->part;
+  const int r = pt->nsel;
   if (r == 0) {
-    fw->pivot_ratio = 1;
+    pt->pivot_ratio = 1;
     return HY_OK;
   }
   int ok = 0;
-  HY_SIZED(r, factor_dependent_n, m->sizes.nz, d->phi_z, fw->rowsel, d->part + d->ndof, fw->Pd,
-           fw->pivd, &fw->pivot_ratio, &ok);
+  HY_SIZED(r, factor_dependent_n, f->m->sizes.nz, d->phi_z, pt->rowsel, d->part + d->ndof, pt->Pd,
+           pt->pivd, &pt->pivot_ratio, &ok);
   return ok ? HY_OK : HY_WARN_SINGULAR;
 }
 
@@ -220,33 +250,35 @@ static HY_ALWAYS_INLINE double closure_correction_n(int r, const double* restric
 // stages have run at the current z. The closure iterates where most of a residual evaluation's
 // own work is, so it is one kernel: the block and the index sets are held in local arrays (for
 // r <= HY_SIZED_MAX), the factoring and the corrections run with them in registers, and the
-// factors go to fw->Pd once at the end. With tail, also R_z and the dependent velocities at
-// the converged positions (hy_form_close_loops), solved with the final factors while they are
-// still at hand. The pointers into d are not restrict: the position stages write through d.
+// factors go to the partition's Pd once at the end. With tail, also R_z and the dependent
+// velocities at the converged positions (hy_form_close_loops), solved with the final factors
+// while they are still at hand. The pointers into d are not restrict: the position stages write
+// through d. scratch holds r doubles when r > HY_SIZED_MAX.
 static HY_ALWAYS_INLINE hy_status close_loop_n(int r, int f, const hy_model* m, hy_data* d,
-                                               hy_form_work* fw, hy_mech_work* mw, int tail) {
+                                               hy_partition* pt, hy_mech_work* mw, int tail,
+                                               double* scratch) {
   const int nz = m->sizes.nz;
   const int small = r <= HY_SIZED_MAX;
   int rows_loc[HY_SIZED_MAX], dep_loc[HY_SIZED_MAX], piv_loc[HY_SIZED_MAX];
   double a_loc[HY_SIZED_MAX * HY_SIZED_MAX], b_loc[HY_SIZED_MAX];
   if (small) {
     for (int i = 0; i < r; i++) {
-      rows_loc[i] = fw->rowsel[i];
+      rows_loc[i] = pt->rowsel[i];
       dep_loc[i] = d->part[f + i];
     }
   }
-  const int* rows = small ? rows_loc : fw->rowsel;
+  const int* rows = small ? rows_loc : pt->rowsel;
   const int* dep = small ? dep_loc : d->part + f;
-  double* lu = small ? a_loc : fw->Pd;
-  int* piv = small ? piv_loc : fw->pivd;
-  double* b = small ? b_loc : fw->vec;
+  double* lu = small ? a_loc : pt->Pd;
+  int* piv = small ? piv_loc : pt->pivd;
+  double* b = small ? b_loc : scratch;
   const double* phi_z = d->phi_z;
   const double* phi = d->phi;
   double* z = d->z;
   hy_status st = HY_OK;
   int it = 0, done = 0;
   for (;;) {
-    if (!factor_block_n(r, nz, phi_z, rows, dep, lu, piv, &fw->pivot_ratio)) {
+    if (!factor_block_n(r, nz, phi_z, rows, dep, lu, piv, &pt->pivot_ratio)) {
       st = HY_WARN_SINGULAR;
       break;
     }
@@ -269,55 +301,73 @@ static HY_ALWAYS_INLINE hy_status close_loop_n(int r, int f, const hy_model* m, 
     }
   }
   if (small) {
-    for (int i = 0; i < r * r; i++) fw->Pd[i] = lu[i];
-    for (int i = 0; i < r; i++) fw->pivd[i] = piv[i];
+    for (int i = 0; i < r * r; i++) pt->Pd[i] = lu[i];
+    for (int i = 0; i < r; i++) pt->pivd[i] = piv[i];
   }
   if (st != HY_OK || !tail) return st;
-  rz_identity_rows(f, d->part, fw->Rz);
-  rz_dependent_rows_n(r, f, nz, phi_z, rows, d->part, lu, piv, fw->Rz, fw->vec);
-  close_velocities_n(r, f, nz, phi_z, rows, d->part, lu, piv, d->zd, fw->vec);
+  rz_identity_rows(f, d->part, pt->Rz);
+  rz_dependent_rows_n(r, f, nz, phi_z, rows, d->part, lu, piv, pt->Rz, scratch);
+  close_velocities_n(r, f, nz, phi_z, rows, d->part, lu, piv, d->zd, scratch);
   return HY_OK;
 }
 
 static HY_ALWAYS_INLINE void close_n(int r, int f, const hy_model* m, hy_data* d,
-                                     hy_form_work* fw, hy_mech_work* mw, int tail,
-                                     hy_status* st) {
-  *st = close_loop_n(r, f, m, d, fw, mw, tail);
+                                     hy_partition* pt, hy_mech_work* mw, int tail,
+                                     double* scratch, hy_status* st) {
+  *st = close_loop_n(r, f, m, d, pt, mw, tail, scratch);
+}
+
+// r doubles of scratch from the arena for a block beyond HY_SIZED_MAX (NULL up to it, when the
+// kernels keep their vectors in local arrays): *ok = 0 when the arena is exhausted.
+static double* block_scratch(hy_form* f, int r, int* ok) {
+  *ok = 1;
+  if (r <= HY_SIZED_MAX) return NULL;
+  double* p = hy_form_scratch_doubles(f, (size_t)r);
+  *ok = p != NULL;
+  return p;
 }
 
 // tail a run-time flag: a copy of each size per value would double the code for the few
 // instructions of its tests
-static hy_status close_any(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
-                           int tail) {
-  hy_mech_kinematics_pos(m, d, mw);
-  if (m->sizes.neq > 0) hy_mech_constraints_pos(m, d, mw);
-  const int r = fw->nsel;
+static hy_status close_any(hy_form* f, int tail) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  hy_partition* pt = &f->part;
+  hy_mech_kinematics_pos(m, d, f->mech);
+  if (m->sizes.neq > 0) hy_mech_constraints_pos(m, d, f->mech);
+  const int r = pt->nsel;
   if (r == 0) {
     // nothing to close, and R_z is the identity
-    if (m->sizes.neq > 0) fw->pivot_ratio = 1;
-    if (tail) rz_identity_rows(d->ndof, d->part, fw->Rz);
+    if (m->sizes.neq > 0) pt->pivot_ratio = 1;
+    if (tail) rz_identity_rows(d->ndof, d->part, pt->Rz);
     return HY_OK;
   }
+  const size_t mark = hy_arena_mark(f->arena);
+  int ok;
+  double* scratch = block_scratch(f, r, &ok);
+  if (!ok) return HY_ERR_ARENA;
   hy_status st = HY_OK;
-  HY_FORM_SIZED_F1(r, d->ndof, close_n, m, d, fw, mw, tail, &st);
+  HY_SIZED_F1(r, d->ndof, close_n, m, d, pt, f->mech, tail, scratch, &st);
+  if (scratch) hy_arena_release(f->arena, mark);
   return st;
 }
 
-hy_status hy_form_close_positions(const hy_model* m, hy_data* d, hy_form_work* fw,
-                                  hy_mech_work* mw) {
-  return close_any(m, d, fw, mw, 0);
-}
+hy_status hy_form_close_positions(hy_form* f) { return close_any(f, 0); }
 
-hy_status hy_form_close_loops(const hy_model* m, hy_data* d, hy_form_work* fw,
-                              hy_mech_work* mw) {
-  return close_any(m, d, fw, mw, 1);
-}
+hy_status hy_form_close_loops(hy_form* f) { return close_any(f, 1); }
 
-void hy_form_close_velocities(const hy_model* m, hy_data* d, hy_form_work* fw) {
-  const int r = fw->nsel;
+void hy_form_close_velocities(hy_form* f) {
+  hy_data* d = f->d;
+  const hy_partition* pt = &f->part;
+  const int r = pt->nsel;
   if (r == 0) return;
-  HY_FORM_SIZED_F1(r, d->ndof, close_velocities_n, m->sizes.nz, d->phi_z, fw->rowsel, d->part,
-                   fw->Pd, fw->pivd, d->zd, fw->vec);
+  const size_t mark = hy_arena_mark(f->arena);
+  int ok;
+  double* scratch = block_scratch(f, r, &ok);
+  if (!ok) return;
+  HY_SIZED_F1(r, d->ndof, close_velocities_n, f->m->sizes.nz, d->phi_z, pt->rowsel, d->part,
+              pt->Pd, pt->pivd, d->zd, scratch);
+  if (scratch) hy_arena_release(f->arena, mark);
 }
 
 // S (nz) of Eq. 15, and with with_rz R_z (nz x f) of Eq. 14. part is a permutation of the
@@ -345,32 +395,47 @@ static HY_ALWAYS_INLINE void velocity_transform_n(int r, int f, int nz,
   for (int j = 0; j < r; j++) S[dep[j]] = b[j];
 }
 
-void hy_form_velocity_transform(const hy_model* m, hy_data* d, hy_form_work* fw, int with_rz) {
-  const int r = fw->nsel;
+void hy_form_velocity_transform(hy_form* f, int with_rz) {
+  hy_data* d = f->d;
+  hy_partition* pt = &f->part;
+  const int r = pt->nsel;
   if (r == 0) {
-    if (with_rz) rz_identity_rows(d->ndof, d->part, fw->Rz);
-    for (int c = 0; c < d->ndof; c++) fw->S[d->part[c]] = 0;
+    if (with_rz) rz_identity_rows(d->ndof, d->part, pt->Rz);
+    for (int c = 0; c < d->ndof; c++) pt->S[d->part[c]] = 0;
     return;
   }
+  const size_t mark = hy_arena_mark(f->arena);
+  int ok;
+  double* scratch = block_scratch(f, r, &ok);
+  if (!ok) return;
+  const int nz = f->m->sizes.nz;
   // with_rz a constant in each copy, so that the copy for S alone has no tests of it
   if (with_rz) {
-    HY_FORM_SIZED_F1(r, d->ndof, velocity_transform_n, m->sizes.nz, d->phi_z, d->phi_bias,
-                     fw->rowsel, d->part, fw->Pd, fw->pivd, fw->Rz, fw->S, fw->vec, 1);
+    HY_SIZED_F1(r, d->ndof, velocity_transform_n, nz, d->phi_z, d->phi_bias, pt->rowsel, d->part,
+                pt->Pd, pt->pivd, pt->Rz, pt->S, scratch, 1);
   } else {
-    HY_FORM_SIZED_F1(r, d->ndof, velocity_transform_n, m->sizes.nz, d->phi_z, d->phi_bias,
-                     fw->rowsel, d->part, fw->Pd, fw->pivd, fw->Rz, fw->S, fw->vec, 0);
+    HY_SIZED_F1(r, d->ndof, velocity_transform_n, nz, d->phi_z, d->phi_bias, pt->rowsel, d->part,
+                pt->Pd, pt->pivd, pt->Rz, pt->S, scratch, 0);
   }
+  if (scratch) hy_arena_release(f->arena, mark);
 }
 
-hy_status hy_form_reduced_accelerations(const hy_model* m, hy_data* d, hy_form_work* fw) {
+hy_status hy_form_reduced_accelerations(hy_form* fm) {
+  const hy_model* m = fm->m;
+  hy_data* d = fm->d;
   const int nz = m->sizes.nz, f = d->ndof;
-  const double* Rz = fw->Rz;
+  const double* Rz = fm->part.Rz;
+  const double* S = fm->part.S;
+  const size_t mark = hy_arena_mark(fm->arena);
   // Q'' = R_z^T (Q' - M' S) and M'' = R_z^T M' R_z (Eq. 17)
-  double* q = fw->vec;   // Q' - M' S  (nz)
-  double* MR = fw->A;    // M' R_z     (nz x f)
+  double* q = hy_form_scratch_doubles(fm, (size_t)nz);                // Q' - M' S
+  double* MR = hy_form_scratch_doubles(fm, (size_t)nz * (size_t)f);   // M' R_z
+  double* rhs = hy_form_scratch_doubles(fm, (size_t)f);               // Q''
+  double* Mr = hy_form_scratch_doubles(fm, (size_t)f * (size_t)f);    // M''
+  if (!q || !MR || !rhs || !Mr) return HY_ERR_ARENA;
   for (int i = 0; i < nz; i++) {
     double s = d->Q[i];
-    for (int k = 0; k < nz; k++) s -= d->M[i * nz + k] * fw->S[k];
+    for (int k = 0; k < nz; k++) s -= d->M[i * nz + k] * S[k];
     q[i] = s;
     for (int c = 0; c < f; c++) {
       double v = 0;
@@ -378,7 +443,6 @@ hy_status hy_form_reduced_accelerations(const hy_model* m, hy_data* d, hy_form_w
       MR[i * f + c] = v;
     }
   }
-  double* rhs = fw->vec2;
   for (int a = 0; a < f; a++) {
     double s = 0;
     for (int i = 0; i < nz; i++) s += Rz[i * f + a] * q[i];
@@ -386,21 +450,61 @@ hy_status hy_form_reduced_accelerations(const hy_model* m, hy_data* d, hy_form_w
     for (int c = 0; c < f; c++) {
       double v = 0;
       for (int i = 0; i < nz; i++) v += Rz[i * f + a] * MR[i * f + c];
-      fw->Mr[a * f + c] = v;
+      Mr[a * f + c] = v;
     }
   }
   int col = -1;
-  if (hy_chol_factor(f, fw->Mr, &col) != HY_OK) {
+  hy_status st = HY_OK;
+  if (hy_chol_factor(f, Mr, &col) != HY_OK) {
+    st = HY_FAIL(&d->err, HY_ERR_SINGULAR,
+                 "reduced mass matrix is not positive definite at t = %g s (independent "
+                 "coordinate '%s')", d->time,
+                 col >= 0 && col < f ? hy_form_coord_name(m, d->part[col]) : "?");
+  } else {
+    hy_chol_solve(f, Mr, rhs);
+    // zdd = R_z zdd_i + S (Eq. 15)
+    for (int i = 0; i < nz; i++) {
+      double s = S[i];
+      for (int c = 0; c < f; c++) s += Rz[i * f + c] * rhs[c];
+      d->zdd[i] = s;
+    }
+  }
+  hy_arena_release(fm->arena, mark);
+  return st;
+}
+
+hy_status hy_form_closed_accelerations(hy_form* f) {
+  hy_data* d = f->d;
+  if (f->m->sizes.neq > 0 && hy_form_factor_dependent(f) != HY_OK) {
     return HY_FAIL(&d->err, HY_ERR_SINGULAR,
-                   "reduced mass matrix is not positive definite at t = %g s (independent "
-                   "coordinate %d)", d->time, col);
+                   "the dependent block of the constraint Jacobian is singular at t = %g s",
+                   d->time);
   }
-  hy_chol_solve(f, fw->Mr, rhs);
-  // zdd = R_z zdd_i + S (Eq. 15)
-  for (int i = 0; i < nz; i++) {
-    double s = fw->S[i];
-    for (int c = 0; c < f; c++) s += Rz[i * f + c] * rhs[c];
-    d->zdd[i] = s;
-  }
-  return HY_OK;
+  hy_form_velocity_transform(f, 1);
+  return hy_form_reduced_accelerations(f);
+}
+
+//----- history ---------------------------------------------------------------------------------
+
+// ndof, nsel, the pivot ratio of the choice, then the coordinates (nz) and the equations (neq)
+int hy_form_partition_hist_size(const hy_model* m) { return 3 + m->sizes.nz + m->sizes.neq; }
+
+void hy_form_partition_hist_get(const hy_form* f, double* buf) {
+  const hy_data* d = f->d;
+  const int nz = f->m->sizes.nz, neq = f->m->sizes.neq;
+  buf[0] = d->ndof;
+  buf[1] = f->part.nsel;
+  buf[2] = f->part.pivot_ratio_sel;
+  for (int i = 0; i < nz; i++) buf[3 + i] = d->part[i];
+  for (int e = 0; e < neq; e++) buf[3 + nz + e] = e < f->part.nsel ? f->part.rowsel[e] : -1;
+}
+
+void hy_form_partition_hist_set(hy_form* f, const double* buf) {
+  hy_data* d = f->d;
+  const int nz = f->m->sizes.nz, neq = f->m->sizes.neq;
+  d->ndof = (int)buf[0];
+  f->part.nsel = (int)buf[1];
+  f->part.pivot_ratio_sel = buf[2];
+  for (int i = 0; i < nz; i++) d->part[i] = (int)buf[3 + i];
+  for (int e = 0; e < neq; e++) f->part.rowsel[e] = (int)buf[3 + nz + e];
 }

@@ -1,16 +1,60 @@
 // Penalty formulation: index-3 augmented Lagrangian in relative coordinates with
-// mass-damping-stiffness orthogonal projections, seed 000_c866e3283107e8a4.txt Eqs. 18-21,
-// integrated by the trapezoidal rule with the relative coordinates and the pressures as
-// unknowns (Eqs. 31, 33-34, 36, 39, 48).
+// mass-damping-stiffness orthogonal projections, seed 000_c866e3283107e8a4.txt Eqs. 18-21; the
+// unknowns of the implicit integrator are all relative coordinates (with the pressures, Eq. 48).
+// Under the trapezoidal rule its rows are Eq. 39.
 #include <math.h>
 #include <string.h>
 
 #include "core/core.h"
-#include "form/form_impl.h"
-#include "form/form_methods.h"
+#include "form/form_common.h"
 
 // The loops over the coordinates below are sized kernels (HY_SIZED, core.h): nz is 3 on the
 // seed mechanisms, where loop control would cost more than the arithmetic.
+
+// The formulation's own values.
+typedef struct penalty {
+  double* A;               // W + w_pos Phi_z^T alpha Phi_z and its factors              (nz x nz)
+  double* proj;            // the right-hand side of a projection, then its solution        (nz)
+  int A_at_evaluation;     // A (unfactored), W and jac_s are those of the last residual
+                           // evaluation (the tangent was formed there)
+  int lam_pending;         // apply Eq. 19 at the next evaluation
+  double* lam_k;           // multipliers at the start of the step                        (neq)
+  // history carried from step to step
+  double* lam_hist;        // final lambda of the three steps before the current one,
+                           // newest first, for the predictor                          (3 x neq)
+  int nlam_hist;           // how many of them are known
+  double lam_contraction;  // bound on the error factor of one Eq. 19 update
+  long steps;              // steps accepted, for the schedule of the contraction bound
+} penalty;
+
+static size_t bytes_of(size_t n) { return hy_arena_need(n * sizeof(double)); }
+
+static size_t penalty_size(const hy_model* m) {
+  const size_t nz = (size_t)m->sizes.nz, neq = (size_t)m->sizes.neq;
+  return hy_arena_need(sizeof(penalty)) + bytes_of(nz * nz) + bytes_of(nz) + bytes_of(neq) +
+         bytes_of(3 * neq);
+}
+
+static void penalty_bind(hy_form* f, unsigned char* mem) {
+  const size_t nz = (size_t)f->m->sizes.nz, neq = (size_t)f->m->sizes.neq;
+  penalty* p = (penalty*)mem;
+  mem += hy_arena_need(sizeof(penalty));
+  p->A = (double*)mem;
+  mem += bytes_of(nz * nz);
+  p->proj = (double*)mem;
+  mem += bytes_of(nz);
+  p->lam_k = (double*)mem;
+  mem += bytes_of(neq);
+  p->lam_hist = (double*)mem;
+  f->self = p;
+}
+
+// a multiplier bound's column, the residual of the reaction multipliers and their normal
+// equations
+static size_t penalty_scratch(const hy_model* m) {
+  const size_t nz = (size_t)m->sizes.nz, neq = (size_t)m->sizes.neq;
+  return bytes_of(nz) + bytes_of(nz) + bytes_of(neq * neq) + bytes_of(neq);
+}
 
 // W + dt^2/4 Phi_z^T alpha Phi_z, W = M' + dt/2 C + dt^2/4 K (Sect. 2.3): the mechanical block of
 // the tangent and the matrix of the projections (Eqs. 20-21). Both are symmetric; each entry is
@@ -28,11 +72,12 @@ static HY_ALWAYS_INLINE void leading_n(int nz, int neq, double c, const double* 
   }
 }
 
-// W (into fw->W) and the leading matrix (into A).
-static void leading_matrix(const hy_model* m, hy_data* d, hy_form_work* fw, double dt, double* A) {
-  const double c = 0.25 * dt * dt * m->opt.penalty;
-  hy_form_cylinder_matrix(m, d, fw, dt, fw->W);
-  HY_SIZED(m->sizes.nz, leading_n, m->sizes.neq, c, fw->W, d->phi_z, A);
+// W (into f->W) and the leading matrix (into A).
+static void leading_matrix(hy_form* f, double* A) {
+  const hy_model* m = f->m;
+  const double c = f->step.w_pos * m->opt.penalty;
+  hy_form_cylinder_matrix(f, f->W);
+  HY_SIZED(m->sizes.nz, leading_n, m->sizes.neq, c, f->W, f->d->phi_z, A);
 }
 
 // y = W v for the nz x nz W (row-major).
@@ -45,41 +90,15 @@ static HY_ALWAYS_INLINE void mat_vec_n(int nz, const double* restrict W, const d
   }
 }
 
-// The state that the unknowns x (positions, then pressures) give by the trapezoidal relations
-// (Eq. 33): z = x, zd = 2/dt x + hat_zd, zdd = 4/dt^2 x + hat_zdd. With dz != NULL, also the
-// change of the coordinates since the last evaluation, dz = x - z.
-static HY_ALWAYS_INLINE void set_state_n(int nz, double dt, const double* restrict x,
-                                         const hy_form_work* fw, double* restrict z,
-                                         double* restrict zd, double* restrict zdd,
-                                         double* restrict dz) {
-  const double c1 = 2 / dt, c2 = 4 / (dt * dt);
-  const double* restrict hzd = fw->hat_zd;
-  const double* restrict hzdd = fw->hat_zdd;
-  for (int i = 0; i < nz; i++) {
-    if (dz) dz[i] = x[i] - z[i];
-    z[i] = x[i];
-    zd[i] = c1 * x[i] + hzd[i];
-    zdd[i] = c2 * x[i] + hzdd[i];
-  }
-}
-
-// Eq. 39: f = dt^2/4 (M' zdd + Phi_z^T (alpha Phi + lambda) - Q')
-static HY_ALWAYS_INLINE void residual_n(int nz, int neq, double s, double alpha,
-                                        const hy_data* d, const double* restrict zdd,
-                                        double* restrict f) {
-  const double* restrict M = d->M;
-  const double* restrict Q = d->Q;
-  for (int i = 0; i < nz; i++) {
-    double v = -Q[i];
-    for (int k = 0; k < nz; k++) v += M[i * nz + k] * zdd[k];
-    f[i] = v;
-  }
+// Eq. 39 without its factor dt^2/4: M' zdd - Q' + Phi_z^T (alpha Phi + lambda)
+static HY_ALWAYS_INLINE void residual_n(int nz, int neq, double alpha, const hy_data* d,
+                                        double* restrict r) {
+  hy_form_tree_rows_n(nz, d, r);
   for (int e = 0; e < neq; e++) {
     const double g = alpha * d->phi[e] + d->lam[e];
     const double* row = d->phi_z + (size_t)e * nz;
-    for (int i = 0; i < nz; i++) f[i] += row[i] * g;
+    for (int i = 0; i < nz; i++) r[i] += row[i] * g;
   }
-  for (int i = 0; i < nz; i++) f[i] *= s;
 }
 
 // The right-hand sides of the projections, Eqs. 20-21, before the solve with A: W zd' into v,
@@ -99,113 +118,275 @@ static HY_ALWAYS_INLINE void projection_rhs_n(int nz, int neq, const double* res
 
 #define CONTRACTION_EVERY 8
 
-// An Eq. 19 update leaves the multiplier error e as (I - c Phi_z A^-1 Phi_z^T) e, c = dt^2/4 alpha,
-// A factored in fw->A. Its largest column sum bounds the spectral radius.
-static double multiplier_contraction(const hy_model* m, const hy_data* d, hy_form_work* fw,
-                                     double c) {
+// An Eq. 19 update leaves the multiplier error e as (I - c Phi_z A^-1 Phi_z^T) e, c = w_pos alpha,
+// A factored in p->A. Its largest column sum bounds the spectral radius.
+static double multiplier_contraction(hy_form* f, const penalty* p, double c) {
+  const hy_model* m = f->m;
+  const hy_data* d = f->d;
   const int nz = m->sizes.nz, neq = m->sizes.neq;
-  double* y = fw->vec2;
+  const size_t mark = hy_arena_mark(f->arena);
+  double* y = hy_form_scratch_doubles(f, (size_t)nz);
+  if (!y) return 1;  // the degree-1 predictor's margin (sized at data make: cannot happen)
   double bound = 0;
-  for (int f = 0; f < neq; f++) {
-    memcpy(y, d->phi_z + (size_t)f * nz, sizeof(double) * (size_t)nz);
-    hy_chol_solve(nz, fw->A, y);
+  for (int k = 0; k < neq; k++) {
+    memcpy(y, d->phi_z + (size_t)k * nz, sizeof(double) * (size_t)nz);
+    hy_chol_solve(nz, p->A, y);
     double sum = 0;
     for (int e = 0; e < neq; e++) {
       const double* row = d->phi_z + (size_t)e * nz;
       double g = 0;
       for (int i = 0; i < nz; i++) g += row[i] * y[i];
-      sum += fabs((e == f ? 1.0 : 0.0) - c * g);
+      sum += fabs((e == k ? 1.0 : 0.0) - c * g);
     }
     if (sum > bound) bound = sum;
   }
+  hy_arena_release(f->arena, mark);
   return bound;
 }
 
-hy_status hy_penalty_residual(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
-                              const double* x, double* f) {
-  const int nz = m->sizes.nz, neq = m->sizes.neq;
-  const double dt = fw->dt, alpha = m->opt.penalty;
-  fw->A_at_evaluation = 0;
-  // Eq. 33: velocities, accelerations and pressure rates as functions of the unknowns
-  HY_SIZED(nz, set_state_n, dt, x, fw, d->z, d->zd, fw->zdd_trap, NULL);
-  hy_form_set_pressures(m, d, fw, x + nz);
-  hy_mech_kinematics_pos(m, d, mw);
-  if (neq > 0) hy_mech_constraints_pos(m, d, mw);
-  hy_form_evaluate_vel(m, d, mw, fw->skip_derivatives ? NULL : &fw->hyd, 0);
-  // Eq. 19, for the positions of the previous Newton update
-  if (fw->lam_pending) {
-    for (int e = 0; e < neq; e++) d->lam[e] += alpha * d->phi[e];
-    fw->lam_pending = 0;
+// The starting multipliers of a step. Seed 000 (text after Eq. 19) starts from the final lambda
+// of the previous step; the constraint reactions change smoothly, so extrapolating the final
+// values of the last steps starts much closer, and the Eq. 19 updates have less to correct: the
+// augmented-Lagrangian iteration converges to the same multipliers in fewer Newton iterations
+// (docs/formulations.md). The extrapolation feeds back on itself through the part of the error
+// that one update leaves (factor rho): a polynomial predictor of degree 1, 2, 3 keeps that
+// feedback decaying for rho below 1, 0.5, 0.2, so the degree is chosen with a margin from the
+// rho measured at the end of one of the last eight steps.
+static void predict_multipliers(const hy_model* m, hy_data* d, const penalty* p) {
+  const int neq = m->sizes.neq;
+  const double rho = p->lam_contraction;
+  int degree = rho < 0.1 ? 3 : rho < 0.3 ? 2 : rho < 0.9 ? 1 : 0;
+  if (degree > p->nlam_hist) degree = p->nlam_hist;
+  const double* h1 = p->lam_hist;
+  const double* h2 = h1 + neq;
+  const double* h3 = h2 + neq;
+  for (int e = 0; e < neq; e++) {
+    const double l0 = d->lam[e];
+    switch (degree) {
+      case 0: break;
+      case 1: d->lam[e] = 2 * l0 - h1[e]; break;
+      case 2: d->lam[e] = 3 * l0 - 3 * h1[e] + h2[e]; break;
+      default: d->lam[e] = 4 * l0 - 6 * h1[e] + 4 * h2[e] - h3[e]; break;
+    }
   }
-  HY_SIZED(nz, residual_n, neq, 0.25 * dt * dt, alpha, d, fw->zdd_trap, f);
-  hy_form_pressure_rows(m, d, fw, f + nz);
+}
+
+// Multipliers that reproduce the constraint reactions of the current accelerations:
+// Phi_s Phi_s^T lambda_s = Phi_s (Q' - M' zdd) on the independent equations s.
+static hy_status reaction_multipliers(hy_form* f) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  const hy_partition* pt = &f->part;
+  const int nz = m->sizes.nz, r = pt->nsel;
+  memset(d->lam, 0, sizeof(double) * (size_t)m->sizes.neq);
+  if (r == 0) return HY_OK;
+  const size_t mark = hy_arena_mark(f->arena);
+  double* res = hy_form_scratch_doubles(f, (size_t)nz);
+  double* N = hy_form_scratch_doubles(f, (size_t)r * (size_t)r);
+  double* rhs = hy_form_scratch_doubles(f, (size_t)r);
+  if (!res || !N || !rhs) return HY_ERR_ARENA;
+  for (int i = 0; i < nz; i++) {
+    double s = d->Q[i];
+    for (int k = 0; k < nz; k++) s -= d->M[i * nz + k] * d->zdd[k];
+    res[i] = s;
+  }
+  for (int a = 0; a < r; a++) {
+    const double* pa = d->phi_z + (size_t)pt->rowsel[a] * nz;
+    double s = 0;
+    for (int i = 0; i < nz; i++) s += pa[i] * res[i];
+    rhs[a] = s;
+    for (int b = 0; b < r; b++) {
+      const double* pb = d->phi_z + (size_t)pt->rowsel[b] * nz;
+      double v = 0;
+      for (int i = 0; i < nz; i++) v += pa[i] * pb[i];
+      N[a * r + b] = v;
+    }
+  }
+  int col = -1;
+  hy_status st = HY_OK;
+  if (hy_chol_factor(r, N, &col) != HY_OK) {
+    st = HY_FAIL(&d->err, HY_ERR_SINGULAR, "constraint Jacobian lost rank at t = %g s", d->time);
+  } else {
+    hy_chol_solve(r, N, rhs);
+    for (int a = 0; a < r; a++) d->lam[pt->rowsel[a]] = rhs[a];
+  }
+  hy_arena_release(f->arena, mark);
+  return st;
+}
+
+//----- operations --------------------------------------------------------------------------------
+
+static hy_status penalty_start(hy_form* f) {
+  penalty* p = f->self;
+  p->nlam_hist = 0;
+  p->lam_contraction = 1;
+  p->steps = 0;
+  p->lam_pending = 0;
+  p->A_at_evaluation = 0;
+  HY_TRY(hy_form_forward(f));
+  return reaction_multipliers(f);
+}
+
+static int penalty_nmech(const hy_form* f) { return f->m->sizes.nz; }
+
+static const int* penalty_mech_coord(const hy_form* f) {
+  (void)f;
+  return NULL;
+}
+
+static void penalty_begin(hy_form* f) {
+  penalty* p = f->self;
+  const hy_model* m = f->m;
+  p->lam_pending = 0;
+  HY_COPY(m->sizes.neq, p->lam_k, f->d->lam);
+  predict_multipliers(m, f->d, p);
+}
+
+static hy_status penalty_residual(hy_form* f, const double* dx, double* r) {
+  (void)dx;
+  penalty* p = f->self;
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  const int neq = m->sizes.neq;
+  const double alpha = m->opt.penalty;
+  p->A_at_evaluation = 0;
+  hy_mech_kinematics_pos(m, d, f->mech);
+  if (neq > 0) hy_mech_constraints_pos(m, d, f->mech);
+  hy_form_evaluate_vel(m, d, f->mech, f->skip_derivatives ? NULL : f->hyd, 0);
+  // Eq. 19, for the positions of the previous Newton update
+  if (p->lam_pending) {
+    for (int e = 0; e < neq; e++) d->lam[e] += alpha * d->phi[e];
+    p->lam_pending = 0;
+  }
+  HY_SIZED(m->sizes.nz, residual_n, neq, alpha, d, r);
   return HY_OK;
 }
 
-void hy_penalty_tangent_mech(const hy_model* m, hy_data* d, hy_form_work* fw, double* Am) {
-  hy_form_cylinder_jacobians(m, d, fw);
-  leading_matrix(m, d, fw, fw->dt, fw->A);
-  fw->A_at_evaluation = 1;
-  HY_COPY(m->sizes.nz * m->sizes.nz, Am, fw->A);
-  HY_COPY(m->sizes.ncyl * m->sizes.nz, fw->tg_Js, fw->jac_s);
+static void penalty_tangent(hy_form* f, double* Am, double* Js) {
+  penalty* p = f->self;
+  const hy_model* m = f->m;
+  hy_form_cylinder_jacobians(f);
+  leading_matrix(f, p->A);
+  p->A_at_evaluation = 1;
+  HY_COPY(m->sizes.nz * m->sizes.nz, Am, p->A);
+  HY_COPY(m->sizes.ncyl * m->sizes.nz, Js, f->jac_s);
 }
 
-hy_status hy_penalty_end(const hy_model* m, hy_data* d, hy_form_work* fw, hy_mech_work* mw,
-                         const double* x) {
+static void penalty_iterated(hy_form* f) {
+  penalty* p = f->self;
+  if (f->m->sizes.neq > 0) p->lam_pending = 1;
+}
+
+static hy_status penalty_accept(hy_form* f, const double* dx) {
+  penalty* p = f->self;
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
   const int nz = m->sizes.nz, neq = m->sizes.neq;
-  const double dt = fw->dt, alpha = m->opt.penalty;
-  // the state at the converged unknowns (Eq. 33); M' stays that of the last Newton evaluation,
-  // one correction below the tolerance earlier, and the cylinder derivatives those of the
-  // evaluation the tangent was formed at (docs/formulations.md, "End of a step")
-  double* dz = fw->vec;
-  HY_SIZED(nz, set_state_n, dt, x, fw, d->z, d->zd, fw->zdd_trap, dz);
-  const int keep = hy_form_keep_positions(m, d, dz);
-  hy_form_set_pressures(m, d, fw, x + nz);
+  const double alpha = m->opt.penalty;
+  // M' stays that of the last Newton evaluation, one correction below the tolerance earlier,
+  // and the cylinder derivatives those of the evaluation the tangent was formed at
+  // (docs/formulations.md, "End of a step")
+  const int keep = hy_form_keep_positions(m, d, dx);
   // positions now (unless the evaluation's are kept); velocities once they are projected
-  if (!keep) hy_mech_kinematics_pos(m, d, mw);
+  if (!keep) hy_mech_kinematics_pos(m, d, f->mech);
   if (neq == 0) {
-    hy_mech_kinematics_vel(m, d, mw);
-    HY_COPY(nz, d->zdd, fw->zdd_trap);
-    hy_form_outputs(m, d, mw);
+    hy_mech_kinematics_vel(m, d, f->mech);
+    hy_form_outputs(f);
+    p->steps++;
     return HY_OK;
   }
-  if (!keep) hy_mech_constraints_pos(m, d, mw);
+  if (!keep) hy_mech_constraints_pos(m, d, f->mech);
   // Eq. 19 for the last update
-  if (fw->lam_pending) {
+  if (p->lam_pending) {
     for (int e = 0; e < neq; e++) d->lam[e] += alpha * d->phi[e];
-    fw->lam_pending = 0;
+    p->lam_pending = 0;
   }
   // projections, Eqs. 20-21: A zd = W zd', A zdd = W zdd' - dt^2/4 Phi_z^T alpha (Phi_z_dot zd)
   if (!keep) hy_mech_force_geometry(m, d);
   // a step that converged at its first evaluation, and kept its positions, has the matrix
   // already: the tangent was formed from the same evaluation
-  if (!(keep && fw->A_at_evaluation)) {
-    hy_form_cylinder_jacobians(m, d, fw);
-    leading_matrix(m, d, fw, dt, fw->A);
+  if (!(keep && p->A_at_evaluation)) {
+    hy_form_cylinder_jacobians(f);
+    leading_matrix(f, p->A);
   }
   int col = -1;
-  if (hy_chol_factor(nz, fw->A, &col) != HY_OK) {
+  if (hy_chol_factor(nz, p->A, &col) != HY_OK) {
     return HY_FAIL(&d->err, HY_ERR_SINGULAR,
-                   "projection matrix not positive definite at t = %g s (coordinate %d)",
-                   d->time, col);
+                   "projection matrix not positive definite at t = %g s (coordinate '%s')",
+                   d->time, col >= 0 ? hy_form_coord_name(m, col) : "?");
   }
+  const double c = f->step.w_pos * alpha;
   // the contraction changes with the configuration only, slowly against the step: measured
   // every CONTRACTION_EVERY steps it costs a fraction of a projection
-  if (d->stats.nstep % CONTRACTION_EVERY == 0) {
-    fw->lam_contraction = multiplier_contraction(m, d, fw, 0.25 * dt * dt * alpha);
-  }
+  if (p->steps % CONTRACTION_EVERY == 0) p->lam_contraction = multiplier_contraction(f, p, c);
+  double* v = p->proj;
   // the velocities are projected in place (W zd' is formed before zd is overwritten)
-  double* v = fw->vec;
-  HY_SIZED(nz, projection_rhs_n, neq, fw->W, d->zd, d->phi_z, NULL, 0.0, v);
-  hy_chol_solve(nz, fw->A, v);
+  HY_SIZED(nz, projection_rhs_n, neq, f->W, d->zd, d->phi_z, NULL, 0.0, v);
+  hy_chol_solve(nz, p->A, v);
   HY_COPY(nz, d->zd, v);
   // the bias Phi_z_dot zd with the projected velocities (positions unchanged)
-  hy_mech_kinematics_vel(m, d, mw);
-  hy_mech_constraints_bias(m, d, mw);
-  const double c = 0.25 * dt * dt * alpha;
-  HY_SIZED(nz, projection_rhs_n, neq, fw->W, fw->zdd_trap, d->phi_z, d->phi_bias, c, d->zdd);
-  hy_chol_solve(nz, fw->A, d->zdd);
+  hy_mech_kinematics_vel(m, d, f->mech);
+  hy_mech_constraints_bias(m, d, f->mech);
+  HY_SIZED(nz, projection_rhs_n, neq, f->W, d->zdd, d->phi_z, d->phi_bias, c, v);
+  hy_chol_solve(nz, p->A, v);
+  HY_COPY(nz, d->zdd, v);
   // outputs (forces, flows, energies) at the projected velocities
-  hy_form_outputs(m, d, mw);
+  hy_form_outputs(f);
+  // the final multipliers of the step before become history
+  memmove(p->lam_hist + neq, p->lam_hist, sizeof(double) * 2 * (size_t)neq);
+  memcpy(p->lam_hist, p->lam_k, sizeof(double) * (size_t)neq);
+  if (p->nlam_hist < 3) p->nlam_hist++;
+  p->steps++;
   return HY_OK;
 }
+
+static void penalty_abort(hy_form* f) {
+  penalty* p = f->self;
+  memcpy(f->d->lam, p->lam_k, sizeof(double) * (size_t)f->m->sizes.neq);
+  p->lam_pending = 0;
+}
+
+// lam_hist, nlam_hist, lam_contraction, steps
+static int penalty_hist_size(const hy_model* m) { return 3 * m->sizes.neq + 3; }
+
+static void penalty_hist_get(const hy_form* f, double* buf) {
+  const penalty* p = f->self;
+  const int n3 = 3 * f->m->sizes.neq;
+  for (int i = 0; i < n3; i++) buf[i] = p->lam_hist[i];
+  buf[n3] = p->nlam_hist;
+  buf[n3 + 1] = p->lam_contraction;
+  buf[n3 + 2] = (double)p->steps;
+}
+
+static void penalty_hist_set(hy_form* f, const double* buf) {
+  penalty* p = f->self;
+  const int n3 = 3 * f->m->sizes.neq;
+  for (int i = 0; i < n3; i++) p->lam_hist[i] = buf[i];
+  p->nlam_hist = (int)buf[n3];
+  p->lam_contraction = buf[n3 + 1];
+  p->steps = (long)buf[n3 + 2];
+  p->lam_pending = 0;
+  p->A_at_evaluation = 0;
+}
+
+const hy_form_ops hy_form_penalty_ops = {
+    .kind = HY_FORM_PENALTY,
+    .name = "penalty",
+    .has_ode = 0,
+    .size = penalty_size,
+    .bind = penalty_bind,
+    .scratch = penalty_scratch,
+    .start = penalty_start,
+    .accelerations = hy_form_closed_accelerations,
+    .nmech = penalty_nmech,
+    .mech_coord = penalty_mech_coord,
+    .begin = penalty_begin,
+    .residual = penalty_residual,
+    .tangent = penalty_tangent,
+    .iterated = penalty_iterated,
+    .accept = penalty_accept,
+    .abort = penalty_abort,
+    .hist_size = penalty_hist_size,
+    .hist_get = penalty_hist_get,
+    .hist_set = penalty_hist_set,
+};

@@ -48,7 +48,7 @@ double hy_hyd_pressure_valve_flow(double cv, double dp, double p_crack, double p
 // cylinder force parts and d->frc_force of the cylinder elements (F = F_hyd + F_visc + F_damp -
 // F_mu, F_mu = 0 until friction arrives).
 // With hw != NULL also the derivatives (not with respect to U: the spools are stepped apart,
-// by hy_hyd_spool_step, which also gives their rates d->Ud). Never allocates.
+// see hy_hyd_spool_reference). Never allocates.
 void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw);
 
 // Only the cylinders' chamber lengths and forces (d->cyl_len_*, d->cyl_F_*, d->frc_force) at the
@@ -56,14 +56,15 @@ void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw);
 // pressures and rates are known. Flows, volumes, moduli and d->pd are left as they are.
 void hy_hyd_cylinder_forces(const hy_model* m, hy_data* d);
 
-// Spool positions at t + dt by the trapezoidal rule on Eq. 27 (linear, so solved exactly):
-// U1 = ((1 - h) U0 + h (Uref(t) + Uref(t + dt))) / (1 + h), h = dt / (2 tau), and their rates
-// there, Ud1 = (Uref(t + dt) - U1) / tau. The spools do not depend on the pressures, so their
-// rates are outputs only: the network evaluation leaves them alone. Nullable: Ud1.
-void hy_hyd_spool_step(const hy_model* m, const double* U0, double t, double dt, double* U1,
-                       double* Ud1);
-// d->Ud of Eq. 27 at d->time and d->U (where the state is set without a spool step: the initial
-// state, a rejected step).
+// The spools follow their reference with a first-order lag, seed 000 Eq. 27:
+// U_dot = (U_ref(t) - U) / tau with tau = m->vlv_tau[v]. They do not depend on the pressures, so
+// the integrators step them apart (the trapezoidal rule in closed form) and the network
+// evaluation leaves them alone. U_ref of valve v at time t (V):
+static inline double hy_hyd_spool_reference(const hy_model* m, int v, double t) {
+  const int sig = m->vlv_sig[v];
+  return sig >= 0 ? hy_signal_eval(m, sig, t) : 0.0;
+}
+// d->Ud of Eq. 27 at d->time and d->U.
 void hy_hyd_spool_rates(const hy_model* m, hy_data* d);
 
 // Initial pressures: volumes with a given p0 take it; for HY_CYL_INIT_EQUILIBRIUM cylinders with

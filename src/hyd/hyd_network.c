@@ -225,26 +225,11 @@ void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw) {
   }
 }
 
-//----- spool integration -----------------------------------------------------------------------
-
-void hy_hyd_spool_step(const hy_model* m, const double* U0, double t, double dt, double* U1,
-                       double* Ud1) {
-  for (int i = 0; i < m->sizes.nvlv; i++) {
-    // trapezoidal rule on the linear Eq. 27, solved for U1 in closed form
-    const int sig = m->vlv_sig[i];
-    const double r0 = sig >= 0 ? hy_signal_eval(m, sig, t) : 0.0;
-    const double r1 = sig >= 0 ? hy_signal_eval(m, sig, t + dt) : 0.0;
-    const double h = dt / (2.0 * m->vlv_tau[i]);
-    U1[i] = ((1.0 - h) * U0[i] + h * (r0 + r1)) / (1.0 + h);
-    if (Ud1) Ud1[i] = (r1 - U1[i]) / m->vlv_tau[i];
-  }
-}
+//----- spools ----------------------------------------------------------------------------------
 
 void hy_hyd_spool_rates(const hy_model* m, hy_data* d) {
   // seed 000 Eq. 27: U_dot = (U_ref - U)/tau
   for (int i = 0; i < m->sizes.nvlv; i++) {
-    const int sig = m->vlv_sig[i];
-    const double Uref = sig >= 0 ? hy_signal_eval(m, sig, d->time) : 0.0;
-    d->Ud[i] = (Uref - d->U[i]) / m->vlv_tau[i];
+    d->Ud[i] = (hy_hyd_spool_reference(m, i, d->time) - d->U[i]) / m->vlv_tau[i];
   }
 }

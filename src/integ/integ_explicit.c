@@ -1,5 +1,5 @@
 // Explicit fixed-step integrators (forward Euler, symplectic Euler, classical RK4) for
-// x = [q; v]. Their names (include/hydyn/names.h) live in src/core/core_names.c.
+// x = [q; v; y]. Their names (include/hydyn/names.h) live in src/core/core_names.c.
 //
 // Every method builds the new state in the workspace and copies it into x only once all
 // evaluations succeeded and the result is finite, so a failing step leaves x as it was: the
@@ -53,8 +53,9 @@ static hy_status step_euler(int n, double t, double dt, double* x, const double*
 
 // Symplectic Euler, velocities first: v1 = v + dt a(t, q, v), q1 = q + dt v1. It conserves a
 // modified energy, so the energy of an oscillator stays bounded where forward Euler's grows.
-static hy_status step_semi_euler(int nq, double t, double dt, double* x, const double* xdot0,
-                                 hy_ode_rhs_fn f, void* ctx, double* work) {
+// The first-order states y take a forward Euler step.
+static hy_status step_semi_euler(int nq, int ny, double t, double dt, double* x,
+                                 const double* xdot0, hy_ode_rhs_fn f, void* ctx, double* work) {
   const double* k = xdot0;
   if (!k) {
     hy_status s = f(ctx, t, x, work);
@@ -68,7 +69,9 @@ static hy_status step_semi_euler(int nq, double t, double dt, double* x, const d
   double* v1 = work + nq;
   for (int i = 0; i < nq; i++) v1[i] = v[i] + dt * a[i];  // a may alias v1, entry by entry
   for (int i = 0; i < nq; i++) q1[i] = q[i] + dt * v1[i];
-  return commit(2 * nq, x, work);
+  const double* g = k + 2 * nq;
+  for (int i = 2 * nq; i < 2 * nq + ny; i++) work[i] = x[i] + dt * g[i - 2 * nq];
+  return commit(2 * nq + ny, x, work);
 }
 
 // Classical fourth-order Runge-Kutta:
@@ -115,19 +118,20 @@ static hy_status step_rk4(int n, double t, double dt, double* x, const double* x
   return commit(n, x, acc);
 }
 
-hy_status hy_integ_explicit_step(hy_integrator kind, int nq, double t, double dt, double* x,
-                                 const double* xdot0, hy_ode_rhs_fn f, void* ctx, double* work) {
-  if (nq < 0 || !isfinite(t) || !isfinite(dt)) return HY_ERR_ARG;
+hy_status hy_integ_explicit_step(hy_integrator kind, int nq, int ny, double t, double dt,
+                                 double* x, const double* xdot0, hy_ode_rhs_fn f, void* ctx,
+                                 double* work) {
+  if (nq < 0 || ny < 0 || !isfinite(t) || !isfinite(dt)) return HY_ERR_ARG;
   const int explicit_kind =
       kind == HY_INTEG_EULER || kind == HY_INTEG_SEMI_EULER || kind == HY_INTEG_RK4;
-  if (nq == 0) return explicit_kind ? HY_OK : HY_ERR_ARG;
+  if (nq == 0 && ny == 0) return explicit_kind ? HY_OK : HY_ERR_ARG;
   if (!x || !f || !work) return HY_ERR_ARG;
-  const int n = 2 * nq;
+  const int n = 2 * nq + ny;
   switch (kind) {
     case HY_INTEG_EULER:
       return step_euler(n, t, dt, x, xdot0, f, ctx, work);
     case HY_INTEG_SEMI_EULER:
-      return step_semi_euler(nq, t, dt, x, xdot0, f, ctx, work);
+      return step_semi_euler(nq, ny, t, dt, x, xdot0, f, ctx, work);
     case HY_INTEG_RK4:
       return step_rk4(n, t, dt, x, xdot0, f, ctx, work);
     case HY_INTEG_AUTO:

@@ -91,8 +91,9 @@ static int write_header(FILE* fp, const hy_model* m, const hy_csv* c) {
   return fputc('\n', fp) == EOF ? -1 : 0;
 }
 
-hy_status hy_csv_open(const char* path, const hy_model* m, hy_csv** out, hy_error* err) {
-  if (!path || !m || !out) return HY_FAIL(err, HY_ERR_ARG, "hy_csv_open: NULL argument");
+hy_status hy_csv_open(const char* path, const hy_model* m, const hy_data* d, hy_csv** out,
+                      hy_error* err) {
+  if (!path || !m || !d || !out) return HY_FAIL(err, HY_ERR_ARG, "hy_csv_open: NULL argument");
   // The columns are one per joint; a joint with several coordinates would need more names.
   if (m->sizes.nz != m->sizes.nbody) {
     return HY_FAIL(err, HY_ERR_ARG, "CSV recorder: %d coordinates for %d joints", m->sizes.nz,
@@ -110,7 +111,7 @@ hy_status hy_csv_open(const char* path, const hy_model* m, hy_csv** out, hy_erro
   c->nz = m->sizes.nz;
   c->njnt = m->sizes.nbody;
   c->violation = m->sizes.ncut > 0;
-  c->iter = m->opt.formulation == HY_FORM_PENALTY || m->opt.formulation == HY_FORM_DOUBLE_STEP;
+  c->iter = d->integrator == HY_INTEG_TRAPEZOIDAL;
   c->nfrc = m->sizes.nfrc;
   c->nvol = m->sizes.nvol;
   c->nvlv = m->sizes.nvlv;

@@ -1111,15 +1111,6 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
   snprintf(m->name, sizeof m->name, "%s", s->name);
   snprintf(m->path, sizeof m->path, "%s", s->path);
   m->opt = s->opt;
-  // TEMPORARY (architecture issue): the automatic choices are resolved here until the data
-  // make them; a model with cut joints runs with the penalty formulation.
-  if (m->opt.formulation == HY_FORM_AUTO) {
-    m->opt.formulation = s->ncut > 0 ? HY_FORM_PENALTY : HY_FORM_TREE;
-  }
-  if (m->opt.formulation == HY_FORM_TREE && s->ncut > 0) m->opt.formulation = HY_FORM_PENALTY;
-  if (m->opt.integrator == HY_INTEG_AUTO || m->opt.integrator == HY_INTEG_TRAPEZOIDAL) {
-    m->opt.integrator = HY_INTEG_RK4;
-  }
   m->planar = planar;
   hy_v3_copy(m->plane_normal, n);
   any_perpendicular(m->plane_e1, n);

@@ -1,115 +1,177 @@
-// hy_data: one allocation of doubles and one of ints holding the public arrays and the private
-// workspace, sized from the model so that stepping never allocates.
+// hy_data: one allocation holding the public arrays and the private workspace, and one arena
+// for the scratch of the steps, both sized from the model so that stepping never allocates.
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/core.h"
 #include "sim/sim.h"
 
-// Largest explicit integrator workspace over the methods, so the method can change between runs.
-static size_t integ_doubles(int n) {
-  size_t w = 0;
-  for (int kind = 0; kind < HY_INTEG_COUNT; kind++) {
-    size_t k = hy_integ_explicit_work_size((hy_integrator)kind, n);
-    if (k > w) w = k;
-  }
-  return w;
-}
+static size_t dbl(size_t n) { return hy_arena_need(n * sizeof(double)); }
 
-// Lays the arrays out in dbuf/ibuf (when non-NULL) and returns the doubles and ints needed, so
-// that sizing and binding cannot disagree.
-static void layout(const hy_model* m, hy_data* d, hy_work* w, double* dbuf, int* ibuf,
-                   size_t* ndouble, size_t* nint) {
+// Lays the arrays out from base (when not NULL) and returns the bytes they take, so that sizing
+// and binding cannot disagree.
+static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator integ, hy_data* d,
+                     hy_work* w, unsigned char* base) {
   const hy_sizes* sz = &m->sizes;
   const size_t nz = (size_t)sz->nz, nb = (size_t)sz->nbody, nm = (size_t)sz->nmrk;
   const size_t neq = (size_t)sz->neq, nf = (size_t)sz->nfrc;
-  size_t pd = 0, pi = 0;
-#define TAKE_D(field, count)          \
-  if (dbuf) field = dbuf + pd;        \
-  pd += (count);
-#define TAKE_I(field, count)          \
-  if (ibuf) field = ibuf + pi;        \
-  pi += (count);
-  TAKE_D(d->z, nz)
-  TAKE_D(d->zd, nz)
-  TAKE_D(d->zdd, nz)
-  TAKE_D(d->body_pos, 3 * nb)
-  TAKE_D(d->body_rot, 9 * nb)
-  TAKE_D(d->body_com, 3 * nb)
-  TAKE_D(d->body_Z, 6 * nb)
-  TAKE_D(d->body_Zd, 6 * nb)
-  TAKE_D(d->jnt_b, 6 * nb)
-  TAKE_D(d->jnt_d, 6 * nb)
-  TAKE_D(d->mrk_pos, 3 * nm)
-  TAKE_D(d->mrk_vel, 3 * nm)
-  TAKE_D(d->M, nz * nz)
-  TAKE_D(d->Q, nz)
-  TAKE_D(d->phi, neq)
-  TAKE_D(d->phi_z, neq * nz)
-  TAKE_D(d->phi_bias, neq)
-  TAKE_D(d->lam, neq)
-  TAKE_D(d->frc_force, nf)
-  TAKE_D(d->frc_len, nf)
-  TAKE_D(d->frc_rate, nf)
-  TAKE_D(d->frc_dir, 3 * nf)
-  TAKE_D(d->frc_static, nf)
   const size_t nv = (size_t)sz->nvol, nvl = (size_t)sz->nvlv, nc = (size_t)sz->ncyl;
-  TAKE_D(d->p, nv)
-  TAKE_D(d->pd, nv)
-  TAKE_D(d->U, nvl)
-  TAKE_D(d->Ud, nvl)
-  TAKE_D(d->vol_V, nv)
-  TAKE_D(d->vol_Be, nv)
-  TAKE_D(d->orf_q, (size_t)sz->norf)
-  TAKE_D(d->vlv_q, 4 * nvl)
-  TAKE_D(d->pvl_q, (size_t)sz->npvl)
-  TAKE_D(d->cyl_len_a, nc)
-  TAKE_D(d->cyl_len_b, nc)
-  TAKE_D(d->cyl_F_hyd, nc)
-  TAKE_D(d->cyl_F_visc, nc)
-  TAKE_D(d->cyl_F_damp, nc)
-  TAKE_I(d->part, nz)
-  if (dbuf) hy_mech_work_bind(m, &w->mech, dbuf + pd);
-  pd += hy_mech_work_size(m);
-  if (dbuf) hy_form_work_bind(m, &w->form, dbuf + pd, ibuf + pi);
-  pd += hy_form_work_doubles(m);
-  pi += hy_form_work_ints(m);
-  // Newton unknowns: at most every coordinate and every pressure (Eq. 48)
-  const int nx = sz->nz + sz->nvol;
-  if (dbuf) hy_integ_newton_bind(nx, &w->newton, dbuf + pd, ibuf + pi);
-  pd += hy_integ_newton_doubles(nx);
-  pi += hy_integ_newton_ints(nx);
-  TAKE_D(w->x, 2 * nz)
-  TAKE_D(w->x0, 2 * nz)
-  TAKE_D(w->xdot, 2 * nz)
-  TAKE_D(w->integ, integ_doubles(2 * sz->nz))
-#undef TAKE_D
-#undef TAKE_I
-  *ndouble = pd;
-  *nint = pi;
+  size_t at = 0;
+#define TAKE(field, bytes)                  \
+  do {                                      \
+    if (base) field = (void*)(base + at);   \
+    at += (bytes);                          \
+  } while (0)
+  TAKE(d->z, dbl(nz));
+  TAKE(d->zd, dbl(nz));
+  TAKE(d->zdd, dbl(nz));
+  TAKE(d->body_pos, dbl(3 * nb));
+  TAKE(d->body_rot, dbl(9 * nb));
+  TAKE(d->body_com, dbl(3 * nb));
+  TAKE(d->body_Z, dbl(6 * nb));
+  TAKE(d->body_Zd, dbl(6 * nb));
+  TAKE(d->jnt_b, dbl(6 * nb));
+  TAKE(d->jnt_d, dbl(6 * nb));
+  TAKE(d->mrk_pos, dbl(3 * nm));
+  TAKE(d->mrk_vel, dbl(3 * nm));
+  TAKE(d->M, dbl(nz * nz));
+  TAKE(d->Q, dbl(nz));
+  TAKE(d->phi, dbl(neq));
+  TAKE(d->phi_z, dbl(neq * nz));
+  TAKE(d->phi_bias, dbl(neq));
+  TAKE(d->lam, dbl(neq));
+  TAKE(d->frc_force, dbl(nf));
+  TAKE(d->frc_len, dbl(nf));
+  TAKE(d->frc_rate, dbl(nf));
+  TAKE(d->frc_dir, dbl(3 * nf));
+  TAKE(d->frc_static, dbl(nf));
+  TAKE(d->p, dbl(nv));
+  TAKE(d->pd, dbl(nv));
+  TAKE(d->U, dbl(nvl));
+  TAKE(d->Ud, dbl(nvl));
+  TAKE(d->vol_V, dbl(nv));
+  TAKE(d->vol_Be, dbl(nv));
+  TAKE(d->orf_q, dbl((size_t)sz->norf));
+  TAKE(d->vlv_q, dbl(4 * nvl));
+  TAKE(d->pvl_q, dbl((size_t)sz->npvl));
+  TAKE(d->cyl_len_a, dbl(nc));
+  TAKE(d->cyl_len_b, dbl(nc));
+  TAKE(d->cyl_F_hyd, dbl(nc));
+  TAKE(d->cyl_F_visc, dbl(nc));
+  TAKE(d->cyl_F_damp, dbl(nc));
+  TAKE(d->part, hy_arena_need(nz * sizeof(int)));
+#undef TAKE
+  if (base) hy_mech_work_bind(m, &w->mech, (double*)(base + at));
+  at += dbl(hy_mech_work_size(m));
+  if (base) hy_hyd_work_bind(m, &w->hyd, (double*)(base + at));
+  at += dbl(hy_hyd_work_size(m));
+  if (base) hy_form_bind(&w->form, m, ops, base + at);
+  at += hy_form_size(m, ops);
+  if (base) hy_integ_bind(&w->integ, m, integ, base + at);
+  at += hy_integ_size(m, integ);
+  if (base) w->checkpoint = (double*)(base + at);
+  at += dbl((size_t)hy_state_size_of(m, ops));
+  return at;
+}
+
+// Models up to this many coordinates, bodies and elements have sizes whose byte counts cannot
+// overflow a size_t (their squares times 8 stay below 2^56); beyond, the estimate alone refuses.
+#define SIZE_SAFE (1 << 24)
+
+static int sizes_safe(const hy_sizes* s) {
+  const int v[] = {s->nbody, s->nz, s->nmrk, s->neq, s->nfrc, s->nvol, s->ncyl, s->nvlv,
+                   s->norf, s->npvl};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    if (v[i] < 0 || v[i] > SIZE_SAFE) return 0;
+  }
+  return 1;
+}
+
+// "1.5 GB", "320 MB", "12 kB", for messages.
+static void format_bytes(double b, char* buf, size_t size) {
+  if (b >= 1e9) {
+    snprintf(buf, size, "%.3g GB", b / 1e9);
+  } else if (b >= 1e6) {
+    snprintf(buf, size, "%.3g MB", b / 1e6);
+  } else {
+    snprintf(buf, size, "%.3g kB", b / 1e3);
+  }
+}
+
+// The checkpoint of a step taken in pieces (hy_integ_checkpoint).
+static void checkpoint_save(void* ctx) {
+  hy_data* d = ctx;
+  hy_work* w = d->work_;
+  hy_state_get(w->form.m, d, HY_STATE_FULL, w->checkpoint);
+}
+
+static void checkpoint_restore(void* ctx) {
+  hy_data* d = ctx;
+  hy_work* w = d->work_;
+  hy_state_set(w->form.m, d, HY_STATE_FULL, w->checkpoint);
 }
 
 hy_status hy_data_make(const hy_model* m, hy_data** out, hy_error* err) {
   if (!m || !out) return HY_FAIL(err, HY_ERR_ARG, "null argument");
-  size_t ndouble, nint;
+  *out = NULL;
+  // TODO(model-check branch): HY_TRY(hy_model_check(m, err));
+  const hy_form_ops* ops = NULL;
+  hy_integrator integ = HY_INTEG_AUTO;
+  char note[256];
+  HY_TRY(hy_form_choose(m, &ops, &integ, note, sizeof note, err));
+  // the work memory before anything is allocated: refused above the model's limit. Beyond
+  // SIZE_SAFE the byte counts could overflow, and a lower bound (the eight matrices of nz^2
+  // doubles the step keeps: M', its factor, R_z, W, the tangent's blocks) refuses already.
+  if (!sizes_safe(&m->sizes)) {
+    char need[32], limit[32];
+    format_bytes(64.0 * m->sizes.nz * (double)m->sizes.nz, need, sizeof need);
+    format_bytes(m->opt.max_memory, limit, sizeof limit);
+    return HY_FAIL(err, HY_ERR_NOMEM,
+                   "the data of model '%s' would need at least %s of work memory (%d "
+                   "coordinates), more than the limit of %s (solver: max_memory, --max-memory)",
+                   m->name, need, m->sizes.nz, limit);
+  }
   hy_data probe;
   hy_work wprobe;
-  layout(m, &probe, &wprobe, NULL, NULL, &ndouble, &nint);
+  const size_t bytes = layout(m, ops, integ, &probe, &wprobe, NULL);
+  const size_t arena = hy_form_scratch(m, ops);
+  const double total = (double)bytes + (double)arena + (double)(sizeof(hy_data) + sizeof(hy_work));
+  if (total > m->opt.max_memory) {
+    char need[32], limit[32];
+    format_bytes(total, need, sizeof need);
+    format_bytes(m->opt.max_memory, limit, sizeof limit);
+    return HY_FAIL(err, HY_ERR_NOMEM,
+                   "the data of model '%s' would need %s of work memory (%d coordinates, %d "
+                   "volumes), more than the limit of %s (solver: max_memory, --max-memory)",
+                   m->name, need, m->sizes.nz, m->sizes.nvol, limit);
+  }
   hy_data* d = hy_calloc(1, sizeof *d);
   hy_work* w = hy_calloc(1, sizeof *w);
-  double* dbuf = hy_calloc(ndouble ? ndouble : 1, sizeof(double));
-  int* ibuf = hy_calloc(nint ? nint : 1, sizeof(int));
-  if (!d || !w || !dbuf || !ibuf) {
+  // calloc'd with room to start on a 64-byte boundary, which the layout keeps for every array
+  unsigned char* mem = hy_calloc(bytes + 64, 1);
+  hy_status st = d && w && mem ? hy_arena_init(&w->arena, arena) : HY_ERR_NOMEM;
+  if (st != HY_OK) {
     hy_free(d);
+    if (w) hy_arena_free(&w->arena);
     hy_free(w);
-    hy_free(dbuf);
-    hy_free(ibuf);
+    hy_free(mem);
     return HY_FAIL(err, HY_ERR_NOMEM, "out of memory making the data of model '%s'", m->name);
   }
-  layout(m, d, w, dbuf, ibuf, &ndouble, &nint);
-  w->buffer = dbuf;
-  w->ibuffer = ibuf;
+  w->mem = mem;
+  unsigned char* base = mem + (64 - (uintptr_t)mem % 64) % 64;
+  layout(m, ops, integ, d, w, base);
+  w->form.mech = &w->mech;
+  w->form.hyd = &w->hyd;
+  w->form.arena = &w->arena;
+  w->form.d = d;
+  w->integ.checkpoint = (hy_integ_checkpoint){checkpoint_save, checkpoint_restore, d};
   d->work_ = w;
-  hy_status st = hy_data_reset(m, d);
+  d->formulation = ops->kind;
+  d->integrator = integ;
+  snprintf(d->note, sizeof d->note, "%s", note);
+  d->work_bytes = total;
+  st = hy_data_reset(m, d);
   if (st < 0) {
     if (err) *err = d->err;
     hy_data_free(d);
@@ -123,16 +185,24 @@ void hy_data_free(hy_data* d) {
   if (!d) return;
   hy_work* w = d->work_;
   if (w) {
-    hy_free(w->buffer);
-    hy_free(w->ibuffer);
+    hy_free(w->mem);
+    hy_arena_free(&w->arena);
   }
   hy_free(w);
   hy_free(d);
 }
 
+hy_form* hy_sim_form(const hy_model* m, hy_data* d) {
+  hy_work* w = d->work_;
+  w->form.m = m;
+  w->form.d = d;
+  return &w->form;
+}
+
 hy_status hy_data_reset(const hy_model* m, hy_data* d) {
   if (!m || !d) return HY_ERR_ARG;
   hy_work* w = d->work_;
+  hy_form* f = hy_sim_form(m, d);
   const size_t nz = (size_t)m->sizes.nz;
   d->time = 0;
   memcpy(d->z, m->z0, nz * sizeof(double));
@@ -142,6 +212,7 @@ hy_status hy_data_reset(const hy_model* m, hy_data* d) {
   memset(&d->err, 0, sizeof d->err);
   d->work_ext = 0;
   hy_mech_forget_turns(m, &w->mech);
-  HY_TRY(hy_form_init(m, d, &w->form, &w->mech));
+  hy_integ_restart(&w->integ, m);
+  HY_TRY(hy_form_initial_state(f));
   return hy_forward(m, d);
 }

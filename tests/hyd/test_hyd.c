@@ -672,46 +672,21 @@ END_TEST
 
 //----- (c) the spool -------------------------------------------------------------------------
 
-START_TEST(test_spool_step) {
+// The spool's rate (seed 000 Eq. 27) at a state, following its reference signal, and without
+// one (U_ref = 0). Its trapezoidal step is the integrator's (tests/integ).
+START_TEST(test_spool_rates) {
   circuit_opts o = default_opts();
   o.with_signal = 1;
   hy_model* m = make_circuit(&o);
-  const int n = 100;
-  const double dt = kTau / n, h = dt / (2 * kTau), r = (1 - h) / (1 + h);
-  double U = 0;
-  hy_test_count_allocs_begin();
-  for (int i = 0; i < n; i++) {
-    double U1;
-    hy_hyd_spool_step(m, &U, i * dt, dt, &U1, NULL);
-    // the trapezoidal recursion solved exactly: U_k = 10 (1 - r^k)
-    const double exact_trap = 10 * (1 - pow(r, i + 1));
-    ck_assert_double_le(fabs(U1 - exact_trap), 1e-12);
-    U = U1;
-  }
-  ck_assert_int_eq(hy_test_count_allocs_end(), 0);
-  // at t = tau: 10 (1 - 1/e) up to the trapezoidal error, r^n = exp(-1 - n (2h)^3 / 12 + ...)
-  const double want = 10 * (1 - exp(-1.0));
-  const double bound = 1.1 * 10 * exp(-1.0) * n * pow(2 * h, 3) / 12;
-  ck_assert_msg(fabs(U - want) <= bound, "U(tau) = %.12g, want %.12g +- %.3g", U, want, bound);
-  ck_assert_double_ge(fabs(U - want), 0.5 * bound / 1.1);  // the error is really the rule's
-  // Ud of Eq. 27 at a state, and at the end of a spool step
   hdata hd;
   hdata_make(m, &hd);
   const double p[3] = {5e6, 5e6, 3.5e6};
   set_state(m, &hd, p, 2.5, kS0, 0);
   hy_hyd_spool_rates(m, &hd.d);
   ck_assert_double_le(hy_test_relerr(hd.d.Ud[0], (10 - 2.5) / kTau, 0), 1e-15);
-  double U_end, Ud_end;
-  hy_hyd_spool_step(m, &hd.d.U[0], 0, dt, &U_end, &Ud_end);
-  hd.d.U[0] = U_end;
-  hd.d.time = dt;
-  hy_hyd_spool_rates(m, &hd.d);
-  ck_assert_double_eq(Ud_end, hd.d.Ud[0]);
-  // without a signal U_ref = 0: the spool closes
+  ck_assert_double_eq(hy_hyd_spool_reference(m, 0, 0.5), 10);
   hy_model* m0 = make_circuit(&(circuit_opts){.p0 = {5e6, 5e6, 3.5e6}});
-  double U0 = 4, U1;
-  hy_hyd_spool_step(m0, &U0, 0, dt, &U1, NULL);
-  ck_assert_double_le(fabs(U1 - 4 * r), 1e-15);
+  ck_assert_double_eq(hy_hyd_spool_reference(m0, 0, 0.5), 0);
   hdata_free(&hd);
   hy_model_free(m0);
   hy_model_free(m);
@@ -1197,7 +1172,7 @@ Suite* hyd_suite(void) {
   tcase_add_test(tc, test_sealed_large_stroke);
   tcase_add_test(tc, test_orifice_cubic_continuity);
   tcase_add_test(tc, test_orifice_linear_and_turbulent);
-  tcase_add_test(tc, test_spool_step);
+  tcase_add_test(tc, test_spool_rates);
   tcase_add_loop_test(tc, test_partials_fd, 0, (int)(sizeof kStates / sizeof kStates[0]));
   tcase_add_test(tc, test_partials_fd_two_cylinders);
   tcase_add_test(tc, test_valve_paths_and_force);

@@ -78,7 +78,7 @@ static hy_status integrate(hy_integrator kind, int nq, double* x, double t_end, 
   ck_assert_uint_le(hy_integ_explicit_work_size(kind, 2 * nq), sizeof work / sizeof work[0]);
   const double dt = t_end / nstep;
   for (int k = 0; k < nstep; k++) {
-    hy_status s = hy_integ_explicit_step(kind, nq, k * dt, dt, x, NULL, f, ctx, work);
+    hy_status s = hy_integ_explicit_step(kind, nq, 0, k * dt, dt, x, NULL, f, ctx, work);
     if (s != HY_OK) return s;
   }
   return HY_OK;
@@ -185,7 +185,7 @@ START_TEST(semi_euler_energy_bounded) {
     double dev_max = 0.0;
     for (int k = 0; k < nstep; k++) {
       ck_assert_int_eq(
-          hy_integ_explicit_step(kind, 1, k * dt, dt, x, NULL, oscillator_rhs, &o, work), HY_OK);
+          hy_integ_explicit_step(kind, 1, 0, k * dt, dt, x, NULL, oscillator_rhs, &o, work), HY_OK);
       dev_max = fmax(dev_max, fabs(oscillator_energy(w, x) - e0) / e0);
     }
     if (kind == HY_INTEG_SEMI_EULER) {
@@ -208,10 +208,10 @@ START_TEST(xdot0_same_result) {
     double x1[2] = {0.7, -0.3}, x2[2] = {0.7, -0.3}, xdot0[2];
     ck_assert_int_eq(pendulum_rhs(&p, 0.1, x2, xdot0), HY_OK);
     ck_assert_int_eq(
-        hy_integ_explicit_step(all_kinds[i], 1, 0.1, 0.01, x1, NULL, pendulum_rhs, &p, work),
+        hy_integ_explicit_step(all_kinds[i], 1, 0, 0.1, 0.01, x1, NULL, pendulum_rhs, &p, work),
         HY_OK);
     ck_assert_int_eq(
-        hy_integ_explicit_step(all_kinds[i], 1, 0.1, 0.01, x2, xdot0, pendulum_rhs, &p, work),
+        hy_integ_explicit_step(all_kinds[i], 1, 0, 0.1, 0.01, x2, xdot0, pendulum_rhs, &p, work),
         HY_OK);
     ck_assert_mem_eq(x1, x2, sizeof x1);
   }
@@ -225,10 +225,10 @@ START_TEST(evaluation_count) {
   for (int i = 0; i < NKIND; i++) {
     oscillator o = oscillator_make(1.0);
     double x[2] = {1.0, 0.0}, xdot0[2] = {0.0, -1.0};
-    hy_integ_explicit_step(all_kinds[i], 1, 0.0, 0.1, x, NULL, oscillator_rhs, &o, work);
+    hy_integ_explicit_step(all_kinds[i], 1, 0, 0.0, 0.1, x, NULL, oscillator_rhs, &o, work);
     ck_assert_int_eq(o.calls, expect[i]);
     o.calls = 0;
-    hy_integ_explicit_step(all_kinds[i], 1, 0.0, 0.1, x, xdot0, oscillator_rhs, &o, work);
+    hy_integ_explicit_step(all_kinds[i], 1, 0, 0.0, 0.1, x, xdot0, oscillator_rhs, &o, work);
     ck_assert_int_eq(o.calls, expect[i] - 1);
   }
 }
@@ -248,7 +248,7 @@ START_TEST(failure_leaves_x_unchanged) {
         const double x0[2] = {0.25, -1.5};
         double x[2] = {x0[0], x0[1]};
         hy_status s =
-            hy_integ_explicit_step(all_kinds[i], 1, 0.0, 0.1, x, NULL, oscillator_rhs, &o, work);
+            hy_integ_explicit_step(all_kinds[i], 1, 0, 0.0, 0.1, x, NULL, oscillator_rhs, &o, work);
         ck_assert_msg(s == fails[f], "%s stage %d: status %d", hy_integrator_name(all_kinds[i]),
                       stage, (int)s);
         ck_assert_mem_eq(x, x0, sizeof x0);
@@ -259,7 +259,7 @@ START_TEST(failure_leaves_x_unchanged) {
       const double x0[2] = {0.25, -1.5};
       double x[2] = {x0[0], x0[1]};
       ck_assert_int_eq(
-          hy_integ_explicit_step(all_kinds[i], 1, 0.0, 0.1, x, NULL, oscillator_rhs, &o, work),
+          hy_integ_explicit_step(all_kinds[i], 1, 0, 0.0, 0.1, x, NULL, oscillator_rhs, &o, work),
           HY_ERR_NAN);
       ck_assert_mem_eq(x, x0, sizeof x0);
     }
@@ -279,7 +279,7 @@ START_TEST(work_size_is_enough) {
     int nq = NQ;
     double x[N] = {1, 2, 3, 0.1, 0.2, 0.3};
     ck_assert_int_eq(
-        hy_integ_explicit_step(all_kinds[i], NQ, 0.0, 0.1, x, NULL, pendulums_rhs, &nq, work),
+        hy_integ_explicit_step(all_kinds[i], NQ, 0, 0.0, 0.1, x, NULL, pendulums_rhs, &nq, work),
         HY_OK);
     for (size_t k = nw; k < nw + GUARD; k++) ck_assert(work[k] == -7.0);
   }
@@ -292,15 +292,15 @@ START_TEST(bad_arguments) {
   oscillator o = oscillator_make(1.0);
   double x[2] = {1.0, 0.0}, work[6];
   ck_assert_int_eq(
-      hy_integ_explicit_step((hy_integrator)42, 1, 0, 0.1, x, NULL, oscillator_rhs, &o, work),
+      hy_integ_explicit_step((hy_integrator)42, 1, 0, 0, 0.1, x, NULL, oscillator_rhs, &o, work),
       HY_ERR_ARG);
   ck_assert_int_eq(
-      hy_integ_explicit_step(HY_INTEG_RK4, -1, 0, 0.1, x, NULL, oscillator_rhs, &o, work),
+      hy_integ_explicit_step(HY_INTEG_RK4, -1, 0, 0, 0.1, x, NULL, oscillator_rhs, &o, work),
       HY_ERR_ARG);
-  ck_assert_int_eq(hy_integ_explicit_step(HY_INTEG_RK4, 1, 0, 0.1, x, NULL, NULL, &o, work),
+  ck_assert_int_eq(hy_integ_explicit_step(HY_INTEG_RK4, 1, 0, 0, 0.1, x, NULL, NULL, &o, work),
                    HY_ERR_ARG);
   ck_assert_int_eq(
-      hy_integ_explicit_step(HY_INTEG_RK4, 1, 0, NAN, x, NULL, oscillator_rhs, &o, work),
+      hy_integ_explicit_step(HY_INTEG_RK4, 1, 0, 0, NAN, x, NULL, oscillator_rhs, &o, work),
       HY_ERR_ARG);
   ck_assert_int_eq(o.calls, 0);
   ck_assert(x[0] == 1.0 && x[1] == 0.0);
@@ -314,7 +314,7 @@ START_TEST(no_heap_in_steps) {
     double x[2] = {1.0, 0.0};
     hy_test_count_allocs_begin();
     for (int k = 0; k < 1000; k++) {
-      hy_integ_explicit_step(all_kinds[i], 1, k * 1e-3, 1e-3, x, NULL, pendulum_rhs, &p, work);
+      hy_integ_explicit_step(all_kinds[i], 1, 0, k * 1e-3, 1e-3, x, NULL, pendulum_rhs, &p, work);
     }
     long n = hy_test_count_allocs_end();
     ck_assert_msg(n == 0, "%s: %ld heap calls in 1000 steps", hy_integrator_name(all_kinds[i]), n);

@@ -274,7 +274,7 @@ START_TEST(test_loops_defaults) {
   ck_assert_msg(st == HY_OK, "%s", err.msg);
   ck_assert_int_eq(m->planar, 1);
   ck_assert_int_eq(m->sizes.neq, 2);
-  ck_assert_int_eq(m->opt.formulation, HY_FORM_PENALTY);  // cut joints: not a tree
+  ck_assert_int_eq(m->opt.formulation, HY_FORM_AUTO);  // chosen by hy_data_make: penalty
   ck_assert_int_eq(m->opt.tangent, HY_TANGENT_ANALYTIC);
   ck_assert_double_eq(m->opt.penalty, 1e11);
   ck_assert_double_eq(m->opt.tol_pos, 1e-7);
@@ -334,7 +334,7 @@ START_TEST(test_load_string_defaults) {
   ck_assert_int_eq(hy_model_load_string(text, strlen(text), "mem/one-body.yaml", &m, &err), HY_OK);
   ck_assert_str_eq(m->name, "one-body");
   ck_assert_double_eq(m->opt.gravity[1], -9.81);
-  ck_assert_int_eq(m->opt.integrator, HY_INTEG_RK4);
+  ck_assert_int_eq(m->opt.integrator, HY_INTEG_AUTO);
   ck_assert_double_eq(m->z0[0], -2.0);
   ck_assert_double_eq(m->zd0[0], 0.5);
   ck_assert_double_eq(m->body_com[0], 0.0);

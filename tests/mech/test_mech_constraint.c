@@ -579,7 +579,7 @@ START_TEST(four_bar_benchmark) {
     ck_assert_int_eq(m->cut_type[0], HY_CUT_REVOLUTE);
     ck_assert_int_eq(m->cut_eqadr[0], 0);
     ck_assert_int_eq(m->cut_neq[0], 2);
-    ck_assert_int_eq(m->opt.formulation, HY_FORM_PENALTY);
+    ck_assert_int_eq(m->opt.formulation, HY_FORM_AUTO);
     ck_assert_double_eq(m->plane_normal[2], 1.0);
     ck_assert_double_eq(m->plane_e1[0], 1.0);
     ck_assert_double_eq(m->plane_e2[1], 1.0);
@@ -794,7 +794,7 @@ START_TEST(compiler_checks_cuts) {
   ck_assert_int_eq(compile_cut(&c, HY_PLANAR_AUTO, &m, &err), HY_OK);
   ck_assert_int_eq(m->planar, 1);
   ck_assert_int_eq(m->sizes.neq, 2);
-  ck_assert_int_eq(m->opt.formulation, HY_FORM_PENALTY);  // tree + cuts -> penalty
+  ck_assert_int_eq(m->opt.formulation, HY_FORM_AUTO);  // penalty when the data are made
   ck_assert_int_eq(hy_model_cut(m, "c"), 0);
   ck_assert_int_eq(hy_model_cut(m, "nope"), -1);
   double e3[3];
@@ -906,7 +906,7 @@ START_TEST(compiler_checks_forces) {
       ck_assert_int_eq(st, HY_OK);
       ck_assert_int_eq(m->sizes.nfrc, 1);
       ck_assert_int_eq(m->sizes.ncut, 0);
-      ck_assert_int_eq(m->opt.formulation, HY_FORM_TREE);  // no cuts: stays a tree
+      ck_assert_int_eq(m->opt.formulation, HY_FORM_AUTO);  // tree when the data are made
       ck_assert_int_eq(hy_model_force(m, "f"), 0);
       ck_assert_int_eq(m->frc_sig[0], -1);
       hy_model_free(m);

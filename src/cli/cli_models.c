@@ -1,0 +1,20 @@
+// `hydyn models`: the built-in models, which `hydyn run` also names when a model is not found.
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "hydyn/hydyn.h"
+
+void hy_cli_list_builtins(FILE* fp, const char* sep) {
+  const int n = hy_builtin_count();
+  for (int i = 0; i < n; i++) fprintf(fp, "%s%s", i ? sep : "", hy_builtin_name(i));
+}
+
+int hy_cli_models(int argc, char** argv) {
+  if (argc > 1) {
+    fprintf(stderr, "hydyn models: unexpected argument '%s'\n", argv[1]);
+    return HY_CLI_USAGE;
+  }
+  hy_cli_list_builtins(stdout, "\n");
+  if (hy_builtin_count() > 0) putchar('\n');
+  return HY_CLI_OK;
+}

@@ -1,0 +1,61 @@
+// The choice of formulation and integrator: the one place that reads opt.formulation and
+// opt.integrator. Everything else works through the table it returns.
+#include <stdio.h>
+
+#include "core/core.h"
+#include "form/form.h"
+#include "hydyn/names.h"
+
+static int has_hydraulics(const hy_model* m) {
+  return m->sizes.nvol + m->sizes.nvlv + m->sizes.ncyl > 0;
+}
+
+static int is_explicit(hy_integrator k) {
+  return k == HY_INTEG_EULER || k == HY_INTEG_SEMI_EULER || k == HY_INTEG_RK4;
+}
+
+hy_status hy_form_choose(const hy_model* m, const hy_form_ops** ops, hy_integrator* integ,
+                         char* note, size_t size, hy_error* err) {
+  const hy_option* o = &m->opt;
+  const int loops = m->sizes.ncut > 0, hyd = has_hydraulics(m);
+  if (note && size) note[0] = '\0';
+  hy_formulation form = o->formulation;
+  if (form == HY_FORM_AUTO) form = loops ? HY_FORM_PENALTY : HY_FORM_TREE;
+  switch (form) {
+    case HY_FORM_TREE: *ops = &hy_form_tree_ops; break;
+    case HY_FORM_PENALTY: *ops = &hy_form_penalty_ops; break;
+    case HY_FORM_DOUBLE_STEP: *ops = &hy_form_doublestep_ops; break;
+    default:
+      return HY_FAIL(err, HY_ERR_ARG, "solver: unknown formulation %d", (int)o->formulation);
+  }
+  // The tree formulation integrates M' zdd = Q' of the open tree: cut joints would simply be
+  // ignored, and a closed-loop model run that way would be silently wrong.
+  if (form == HY_FORM_TREE && loops) {
+    return HY_FAIL(err, HY_ERR_MODEL,
+                   "formulation tree cannot run model '%s': it has %d cut joint%s (closed "
+                   "loops); use penalty or double-step", m->name, m->sizes.ncut,
+                   m->sizes.ncut == 1 ? "" : "s");
+  }
+  hy_integrator k = o->integrator;
+  if (k == HY_INTEG_AUTO) k = (*ops)->has_ode && !hyd ? HY_INTEG_RK4 : HY_INTEG_TRAPEZOIDAL;
+  if (k != HY_INTEG_TRAPEZOIDAL && !is_explicit(k)) {
+    return HY_FAIL(err, HY_ERR_ARG, "solver: unknown integrator %d", (int)o->integrator);
+  }
+  if (is_explicit(k) && !(*ops)->has_ode) {
+    return HY_FAIL(err, HY_ERR_MODEL,
+                   "formulation %s has no ODE right-hand side for the explicit integrator %s: "
+                   "it steps with the trapezoidal rule (integrator auto or trapezoidal)",
+                   (*ops)->name, hy_integrator_name(k));
+  }
+  *integ = k;
+  if (note && size && (o->formulation == HY_FORM_AUTO || o->integrator == HY_INTEG_AUTO)) {
+    const char* why = loops ? "the model has closed loops"
+                      : hyd ? "the model has hydraulics and no closed loops"
+                            : "the model is an open tree without hydraulics";
+    snprintf(note, size, "%s: formulation %s with the %s integrator%s", why, (*ops)->name,
+             hy_integrator_name(k),
+             k == HY_INTEG_TRAPEZOIDAL ? " (Newton-Raphson, monolithic with the hydraulics)"
+                                       : "");
+  }
+  return HY_OK;
+}

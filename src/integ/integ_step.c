@@ -1,0 +1,339 @@
+// The step of a data: the integrator's arrays, the explicit methods driven by the formulation's
+// ODE, and the trapezoidal step's controller, which cuts a step whose Newton iteration fails and
+// sizes the steps by their local error on request. The work of the loads and cylinders is
+// integrated over each step by the trapezoidal rule on their power.
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "integ/integ.h"
+
+//----- arrays ----------------------------------------------------------------------------------
+
+static size_t dbl(size_t n) { return hy_arena_need(n * sizeof(double)); }
+static size_t ints(size_t n) { return hy_arena_need(n * sizeof(int)); }
+
+static int explicit_kind(hy_integrator k) {
+  return k == HY_INTEG_EULER || k == HY_INTEG_SEMI_EULER || k == HY_INTEG_RK4;
+}
+
+// The explicit methods' state [z; zd; p; U].
+static int explicit_n(const hy_model* m) {
+  return 2 * m->sizes.nz + m->sizes.nvol + m->sizes.nvlv;
+}
+
+// Walks the layout of the arrays: with base == NULL only counts the bytes.
+static size_t layout(hy_integ* in, const hy_model* m, hy_integrator kind, unsigned char* base) {
+  const size_t nz = (size_t)m->sizes.nz, nv = (size_t)m->sizes.nvol;
+  const size_t nc = (size_t)m->sizes.ncyl, nl = (size_t)m->sizes.nvlv;
+  const size_t nx = nz + nv;
+  size_t at = 0;
+#define TAKE(field, bytes)                      \
+  do {                                          \
+    if (base) field = (void*)(base + at);       \
+    at += (bytes);                              \
+  } while (0)
+  hy_trap* tr = in ? &in->trap : NULL;
+  TAKE(tr->pd_prev, dbl(nv));
+  if (kind == HY_INTEG_TRAPEZOIDAL) {
+    TAKE(tr->hat_zd, dbl(nz));
+    TAKE(tr->hat_zdd, dbl(nz));
+    TAKE(tr->hat_pd, dbl(nv));
+    TAKE(tr->pd_trap, dbl(nv));
+    TAKE(tr->z_k, dbl(nz));
+    TAKE(tr->zd_k, dbl(nz));
+    TAKE(tr->zdd_k, dbl(nz));
+    TAKE(tr->p_k, dbl(nv));
+    TAKE(tr->pd_k, dbl(nv));
+    TAKE(tr->pd_prev_k, dbl(nv));
+    TAKE(tr->U_k, dbl(nl));
+    TAKE(tr->x, dbl(nx));
+    TAKE(tr->x_pred, dbl(nx));
+    TAKE(tr->dx, dbl(nx));
+    TAKE(tr->f, dbl(nx));
+    TAKE(tr->fp, dbl(nx));
+    TAKE(tr->J, dbl(nx * nx));
+    TAKE(tr->piv, ints(nx));
+    TAKE(tr->dxm, dbl(nz));
+    TAKE(tr->tg_S, dbl(nz * nz));
+    TAKE(tr->tg_Spiv, ints(nz));
+    TAKE(tr->tg_D, dbl(nv * nv));
+    TAKE(tr->tg_Dpiv, ints(nv));
+    TAKE(tr->tg_G, dbl(nv * nc));
+    TAKE(tr->tg_Js, dbl(nc * nz));
+    TAKE(tr->tg_Fp, dbl(nc * nv));
+    TAKE(tr->tg_K, dbl(nc * nc));
+    TAKE(tr->tg_y, dbl(nv));
+  } else if (explicit_kind(kind)) {
+    const int n = explicit_n(m);
+    TAKE(in->ex_x, dbl((size_t)n));
+    TAKE(in->ex_x0, dbl((size_t)n));
+    TAKE(in->ex_xdot, dbl((size_t)n));
+    TAKE(in->ex_work, dbl(hy_integ_explicit_work_size(kind, n)));
+  }
+#undef TAKE
+  return at;
+}
+
+size_t hy_integ_size(const hy_model* m, hy_integrator kind) {
+  return layout(NULL, m, kind, NULL);
+}
+
+void hy_integ_bind(hy_integ* in, const hy_model* m, hy_integrator kind, unsigned char* mem) {
+  memset(in, 0, sizeof *in);
+  in->kind = kind;
+  layout(in, m, kind, mem);
+}
+
+void hy_integ_restart(hy_integ* in, const hy_model* m) {
+  hy_trap* tr = &in->trap;
+  // no rate before the start: the first pressure predictor extrapolates from zero, with the
+  // step's own size as the previous one
+  memset(tr->pd_prev, 0, sizeof(double) * (size_t)m->sizes.nvol);
+  tr->h_prev = m->opt.dt;
+  tr->h_next = 0;
+}
+
+// pd_prev, h_prev, h_next
+int hy_integ_hist_size(const hy_model* m) { return m->sizes.nvol + 2; }
+
+void hy_integ_hist_get(const hy_integ* in, const hy_model* m, double* buf) {
+  const int nv = m->sizes.nvol;
+  for (int v = 0; v < nv; v++) buf[v] = in->trap.pd_prev[v];
+  buf[nv] = in->trap.h_prev;
+  buf[nv + 1] = in->trap.h_next;
+}
+
+void hy_integ_hist_set(hy_integ* in, const hy_model* m, const double* buf) {
+  const int nv = m->sizes.nvol;
+  for (int v = 0; v < nv; v++) in->trap.pd_prev[v] = buf[v];
+  in->trap.h_prev = buf[nv];
+  in->trap.h_next = buf[nv + 1];
+}
+
+//----- work of the loads and cylinders -------------------------------------------------------
+
+// The trapezoidal rule on the powers at the two ends of a step of size h.
+static void integrate_work(hy_data* d, const hy_form_power* a, const hy_form_power* b,
+                           double h) {
+  const double hh = 0.5 * h;
+  d->work_ext += hh * (a->total + b->total);
+  d->work_hyd += hh * (a->hyd + b->hyd);
+  d->diss_visc += hh * (a->visc + b->visc);
+  d->work_damp += hh * (a->damp + b->damp);
+}
+
+static void count_step(hy_data* d, double h) {
+  if (d->stats.nsubstep == 0 || h < d->stats.h_min) d->stats.h_min = h;
+  d->stats.nsubstep++;
+}
+
+//----- explicit methods ------------------------------------------------------------------------
+
+static void gather(const hy_model* m, const hy_data* d, double* x) {
+  const size_t nz = (size_t)m->sizes.nz, nv = (size_t)m->sizes.nvol;
+  memcpy(x, d->z, sizeof(double) * nz);
+  memcpy(x + nz, d->zd, sizeof(double) * nz);
+  memcpy(x + 2 * nz, d->p, sizeof(double) * nv);
+  memcpy(x + 2 * nz + nv, d->U, sizeof(double) * (size_t)m->sizes.nvlv);
+}
+
+static void scatter(const hy_model* m, hy_data* d, const double* x) {
+  const size_t nz = (size_t)m->sizes.nz, nv = (size_t)m->sizes.nvol;
+  memcpy(d->z, x, sizeof(double) * nz);
+  memcpy(d->zd, x + nz, sizeof(double) * nz);
+  memcpy(d->p, x + 2 * nz, sizeof(double) * nv);
+  memcpy(d->U, x + 2 * nz + nv, sizeof(double) * (size_t)m->sizes.nvlv);
+}
+
+// The rates [zd; zdd; p_dot; U_dot] the last evaluation left in d.
+static void gather_rates(const hy_model* m, const hy_data* d, double* xdot) {
+  const size_t nz = (size_t)m->sizes.nz, nv = (size_t)m->sizes.nvol;
+  memcpy(xdot, d->zd, sizeof(double) * nz);
+  memcpy(xdot + nz, d->zdd, sizeof(double) * nz);
+  memcpy(xdot + 2 * nz, d->pd, sizeof(double) * nv);
+  memcpy(xdot + 2 * nz + nv, d->Ud, sizeof(double) * (size_t)m->sizes.nvlv);
+}
+
+// The formulation's ODE seen by the explicit methods.
+static hy_status ode_rhs(void* ctx, double t, const double* x, double* xdot) {
+  hy_form* f = ctx;
+  f->d->time = t;
+  scatter(f->m, f->d, x);
+  HY_TRY(hy_form_forward(f));
+  gather_rates(f->m, f->d, xdot);
+  return HY_OK;
+}
+
+static hy_status explicit_step(hy_integ* in, hy_form* f, double dt) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  const double t0 = d->time;
+  const hy_form_power p0 = f->power;
+  // the outputs in d describe the state at t0 (the formulation's forward ran last there), so
+  // they give x_dot(t0) without another evaluation
+  gather(m, d, in->ex_x);
+  memcpy(in->ex_x0, in->ex_x, sizeof(double) * (size_t)explicit_n(m));
+  gather_rates(m, d, in->ex_xdot);
+  hy_status st = hy_integ_explicit_step(in->kind, m->sizes.nz, m->sizes.nvol + m->sizes.nvlv, t0,
+                                        dt, in->ex_x, in->ex_xdot, ode_rhs, f, in->ex_work);
+  if (st == HY_OK) {
+    scatter(m, d, in->ex_x);
+    d->time = t0 + dt;
+    st = hy_form_forward(f);
+  }
+  if (st != HY_OK) {
+    // back to the start of the step, outputs included, keeping the first error's detail
+    if (d->err.code != st) {
+      HY_FAIL(&d->err, st, "step from t = %g s failed: %s", t0, hy_status_str(st));
+    }
+    const hy_error keep = d->err;
+    scatter(m, d, in->ex_x0);
+    d->time = t0;
+    hy_form_forward(f);
+    d->err = keep;
+    return st < 0 ? st : HY_STEP_REJECTED;
+  }
+  integrate_work(d, &p0, &f->power, dt);
+  count_step(d, dt);
+  return HY_OK;
+}
+
+//----- the trapezoidal step's controller -----------------------------------------------------
+
+// Failures a smaller step may get past: the Newton iteration or the loop closure did not
+// converge, a matrix of the step was singular, a non-finite value appeared.
+static int retryable(hy_status st) {
+  return st == HY_NEWTON_NOCONV || st == HY_WARN_SINGULAR || st == HY_ERR_SINGULAR ||
+         st == HY_ERR_NAN;
+}
+
+// Says in the error how far the step was cut before it failed for good.
+static void note_cuts(hy_data* d, int cuts, double h) {
+  if (cuts == 0) return;
+  const size_t len = strlen(d->err.msg);
+  snprintf(d->err.msg + len, sizeof d->err.msg - len,
+           " (the step was cut %d time%s, down to %.3g s)", cuts, cuts == 1 ? "" : "s", h);
+}
+
+// The state back at the start of the step that failed in pieces, keeping the failure's detail.
+static hy_status back_to_start(hy_integ* in, hy_data* d, hy_status st) {
+  const hy_error keep = d->err;
+  in->checkpoint.restore(in->checkpoint.ctx);
+  d->err = keep;
+  return st;
+}
+
+// A step whose end lies within this fraction of the step before the interval's end lands on
+// it: the time steps then meet the recording times exactly.
+#define LAND 1e-9
+
+// Fixed steps: dt at once, and when that fails, the interval in steps of dt/2, dt/4, ... (each
+// later failure halves the step again for the rest of the interval).
+static hy_status trapezoidal_fixed(hy_integ* in, hy_form* f, double dt) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  const double t0 = d->time, t_end = t0 + dt;
+  hy_status st = hy_trap_step(in, f, dt, t_end, NULL);
+  if (st == HY_OK) {
+    integrate_work(d, &in->trap.power_k, &f->power, dt);
+    count_step(d, dt);
+    return HY_OK;
+  }
+  if (m->opt.strict_steps || !retryable(st) || m->opt.max_cuts < 1) return st;
+  // back at the start: kept, so that a later piece's failure can return there
+  in->checkpoint.save(in->checkpoint.ctx);
+  d->stats.ncut++;
+  double t = t0, h = 0.5 * dt;
+  int cuts = 1;
+  for (;;) {
+    const double rest = t_end - t;
+    const int last = !(h < rest * (1 - LAND));
+    // a last piece is what is left of the interval
+    const double hh = last ? rest : h;
+    const double te = last ? t_end : t + h;
+    st = hy_trap_step(in, f, hh, te, NULL);
+    if (st == HY_OK) {
+      integrate_work(d, &in->trap.power_k, &f->power, hh);
+      count_step(d, hh);
+      if (last) return HY_OK;
+      t = te;
+      continue;
+    }
+    if (m->opt.strict_steps || !retryable(st) || cuts >= m->opt.max_cuts) {
+      note_cuts(d, cuts, h);
+      return back_to_start(in, d, st);
+    }
+    d->stats.ncut++;
+    cuts++;
+    h *= 0.5;
+  }
+}
+
+// Steps sized by their local error (hy_trap_step's estimate, a fraction of the tolerance): a
+// step over the tolerance is repeated smaller, and the next one grows or shrinks with the
+// estimate. The local error of the trapezoidal rule scales with h^3.
+static hy_status trapezoidal_controlled(hy_integ* in, hy_form* f, double dt) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  hy_trap* tr = &in->trap;
+  const double t0 = d->time, t_end = t0 + dt;
+  const double h_min = ldexp(dt, -m->opt.max_cuts);
+  in->checkpoint.save(in->checkpoint.ctx);
+  double t = t0;
+  double h = tr->h_next > 0 && tr->h_next < dt ? tr->h_next : dt;
+  int cuts = 0;
+  for (;;) {
+    const double rest = t_end - t;
+    const int last = !(h < rest * (1 - LAND));
+    const double hh = last && !(t == t0 && h == dt) ? rest : h;
+    const double te = last ? t_end : t + h;
+    double e = 0;
+    hy_status st = hy_trap_step(in, f, hh, te, &e);
+    if (st == HY_OK) {
+      integrate_work(d, &tr->power_k, &f->power, hh);
+      count_step(d, hh);
+      double grow = e > 0 ? 0.9 * pow(e, -1.0 / 3.0) : 2;
+      grow = fmin(2, fmax(0.2, grow));
+      // a last piece cut short to land on t_end says little about the size to go on with
+      const double next = last && hh < h ? fmax(h, hh * grow) : hh * grow;
+      h = fmin(dt, next);
+      if (last) {
+        tr->h_next = h;
+        return HY_OK;
+      }
+      t = te;
+      continue;
+    }
+    if (st == HY_STEP_REJECTED) {
+      d->stats.nreject++;
+      h = hh * fmin(0.9, fmax(0.2, 0.9 * pow(e, -1.0 / 3.0)));
+    } else if (!m->opt.strict_steps && retryable(st)) {
+      d->stats.ncut++;
+      cuts++;
+      h = 0.5 * hh;
+    } else {
+      note_cuts(d, cuts, hh);
+      return back_to_start(in, d, st);
+    }
+    if (h < h_min) {
+      if (st == HY_STEP_REJECTED) {
+        HY_FAIL(&d->err, st,
+                "the local error at t = %.9g s stays above its tolerance (estimate %.3g times "
+                "it) down to the smallest step %.3g s (dt / 2^max_cuts)",
+                t, e, h_min);
+      } else {
+        note_cuts(d, cuts, hh);
+      }
+      return back_to_start(in, d, st);
+    }
+  }
+}
+
+hy_status hy_integ_advance(hy_integ* in, hy_form* f, double dt) {
+  f->d->stats.niter_last = 0;
+  if (in->kind != HY_INTEG_TRAPEZOIDAL) return explicit_step(in, f, dt);
+  if (f->m->opt.error_control != HY_ERRCTL_NONE) return trapezoidal_controlled(in, f, dt);
+  return trapezoidal_fixed(in, f, dt);
+}

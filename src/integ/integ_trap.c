@@ -1,0 +1,570 @@
+// The trapezoidal rule with Newton-Raphson, seed 000_c866e3283107e8a4.txt Sect. 4: the
+// predictors and the trapezoidal relations of the unknowns (Eqs. 33-34), the closed-form step of
+// the spools' first-order lag (Eq. 27), the residual rows of the pressures, the Newton
+// iteration (Eq. 37) over the unknowns [mechanical | pressures] with one tolerance per segment,
+// and the tangent in blocks (the pressures eliminated, Eqs. 38-39 differentiated) or by finite
+// differences (Eqs. 40-41). The formulation supplies the equations of motion at the state the
+// relations set, and their mechanical tangent block.
+#include <math.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "integ/integ.h"
+
+//----- the start of a step -------------------------------------------------------------------
+
+// The start of the step kept, the terms of Eq. 34 and the predictor of Sect. 4
+// z + h zd + h^2/2 zdd for every coordinate
+static HY_ALWAYS_INLINE void predict_coordinates_n(int nz, double dt, hy_data* d, hy_trap* tr) {
+  double* restrict z = d->z;
+  const double* restrict zd = d->zd;
+  const double* restrict zdd = d->zdd;
+  for (int i = 0; i < nz; i++) {
+    tr->z_k[i] = z[i];
+    tr->zd_k[i] = zd[i];
+    tr->zdd_k[i] = zdd[i];
+    tr->hat_zd[i] = -(2 / dt * z[i] + zd[i]);
+    tr->hat_zdd[i] = -(4 / (dt * dt) * z[i] + 4 / dt * zd[i] + zdd[i]);
+    z[i] = z[i] + dt * zd[i] + 0.5 * dt * dt * zdd[i];
+  }
+}
+
+// The pressure predictor (p_dot at t + h/2 extrapolated from the last two rates, the
+// Adams-Bashforth step of two rates h_prev apart) into xp, and the term of Eq. 34. The usual
+// step of the size before gets the constant-step coefficients 3/2 and 1/2.
+static HY_ALWAYS_INLINE void predict_pressures_n(int nv, double dt, const hy_data* d,
+                                                 hy_trap* tr, double* restrict xp) {
+  const double* restrict p = d->p;
+  const double* restrict pd = d->pd;
+  double* restrict pd_prev = tr->pd_prev;
+  for (int v = 0; v < nv; v++) {
+    tr->p_k[v] = p[v];
+    tr->pd_k[v] = pd[v];
+    tr->pd_prev_k[v] = pd_prev[v];
+    tr->hat_pd[v] = -(2 / dt * p[v] + pd[v]);
+  }
+  if (dt == tr->h_prev) {
+    for (int v = 0; v < nv; v++) xp[v] = p[v] + dt * (1.5 * pd[v] - 0.5 * pd_prev[v]);
+  } else {
+    const double b = dt / (2 * tr->h_prev);
+    for (int v = 0; v < nv; v++) xp[v] = p[v] + dt * (pd[v] + b * (pd[v] - pd_prev[v]));
+  }
+  for (int v = 0; v < nv; v++) pd_prev[v] = pd[v];
+}
+
+void hy_trap_begin(hy_integ* in, hy_form* f, double h, double t_end) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  hy_trap* tr = &in->trap;
+  const int nz = m->sizes.nz, nv = m->sizes.nvol;
+  tr->h = h;
+  tr->c1 = 2 / h;
+  tr->c2 = 4 / (h * h);
+  tr->t_k = d->time;
+  tr->power_k = f->power;
+  tr->iter = 0;
+  f->step.h = h;
+  f->step.w_vel = 0.5 * h;
+  f->step.w_pos = 0.25 * h * h;
+  HY_COPY(m->sizes.nvlv, tr->U_k, d->U);
+  f->ops->begin(f);
+  HY_SIZED(nz, predict_coordinates_n, h, d, tr);
+  tr->nm = f->ops->nmech(f);
+  tr->coord = f->ops->mech_coord(f);
+  tr->n = tr->nm + nv;
+  if (tr->coord) {
+    for (int c = 0; c < tr->nm; c++) tr->x[c] = d->z[tr->coord[c]];
+  } else {
+    HY_COPY(nz, tr->x, d->z);
+  }
+  HY_SIZED(nv, predict_pressures_n, h, d, tr, tr->x + tr->nm);
+  if (m->opt.error_control != HY_ERRCTL_NONE) HY_COPY(tr->n, tr->x_pred, tr->x);
+  // the spools' first-order lag U_dot = (U_ref - U) / tau (seed 000 Eq. 27) is linear and
+  // independent of the other unknowns: the trapezoidal rule solves it in closed form
+  const double t0 = d->time;
+  for (int i = 0; i < m->sizes.nvlv; i++) {
+    const double tau = m->vlv_tau[i];
+    const double r1 = hy_hyd_spool_reference(m, i, t_end);
+    d->U[i] = hy_integ_lag_step(tr->U_k[i], hy_hyd_spool_reference(m, i, t0), r1, h, tau);
+    d->Ud[i] = (r1 - d->U[i]) / tau;
+  }
+  d->time = t_end;
+}
+
+//----- the residual ----------------------------------------------------------------------------
+
+// Eq. 33 on the mechanical unknowns x (coordinates coord[c], or c when coord is NULL): the
+// coordinates, their velocities and accelerations, and dxm, how far each moved since the last
+// evaluation.
+static HY_ALWAYS_INLINE void set_mech_n(int nm, const hy_trap* tr, const int* restrict coord,
+                                        const double* restrict x, hy_data* d,
+                                        double* restrict dxm) {
+  double* restrict z = d->z;
+  double* restrict zd = d->zd;
+  double* restrict zdd = d->zdd;
+  const double c1 = tr->c1, c2 = tr->c2;
+  for (int c = 0; c < nm; c++) {
+    const int i = coord ? coord[c] : c;
+    dxm[c] = x[c] - z[i];
+    z[i] = x[c];
+    zd[i] = c1 * x[c] + tr->hat_zd[i];
+    zdd[i] = c2 * x[c] + tr->hat_zdd[i];
+  }
+}
+
+// Eq. 33 on the pressure unknowns xp
+static HY_ALWAYS_INLINE void set_pressures_n(int nv, double c1, const double* restrict xp,
+                                             const double* restrict hat_pd, double* restrict p,
+                                             double* restrict pd_trap) {
+  for (int v = 0; v < nv; v++) {
+    p[v] = xp[v];
+    pd_trap[v] = c1 * xp[v] + hat_pd[v];
+  }
+}
+
+// The rows of Eqs. 38-39: the formulation's mechanical rows times h^2/4, and the pressure rows
+// scaled by 2/h so that their diagonal is about one: h/2 (p_dot_trap - p_dot(p, s, s_dot))
+static HY_ALWAYS_INLINE void scale_rows_n(int nv, int nm, double sm, double sp,
+                                          const double* restrict pd_trap,
+                                          const double* restrict pd, double* restrict r) {
+  for (int c = 0; c < nm; c++) r[c] = sm * r[c];
+  for (int v = 0; v < nv; v++) r[nm + v] = sp * (pd_trap[v] - pd[v]);
+}
+
+// scale_rows_n for the Newton iteration, which also needs -r (the right-hand side of its
+// system) and the largest |r| of each segment (NaN wins)
+static HY_ALWAYS_INLINE void newton_rows_n(int nv, int nm, double sm, double sp,
+                                           const double* restrict pd_trap,
+                                           const double* restrict pd, double* restrict r,
+                                           double* restrict neg, double* restrict norm) {
+  double rm = 0, rh = 0;
+  for (int c = 0; c < nm; c++) {
+    const double v = sm * r[c];
+    r[c] = v;
+    neg[c] = -v;
+    const double a = fabs(v);
+    if (!(a <= rm)) rm = a;
+  }
+  for (int v = 0; v < nv; v++) {
+    const double u = sp * (pd_trap[v] - pd[v]);
+    r[nm + v] = u;
+    neg[nm + v] = -u;
+    const double a = fabs(u);
+    if (!(a <= rh)) rh = a;
+  }
+  norm[0] = rm;
+  norm[1] = rh;
+}
+
+// The state at the unknowns x and the formulation's rows there, unscaled, into r.
+static hy_status evaluate(hy_integ* in, hy_form* f, const double* x, double* r) {
+  hy_trap* tr = &in->trap;
+  hy_data* d = f->d;
+  const int nm = tr->nm, nv = f->m->sizes.nvol;
+  if (tr->coord) {
+    HY_SIZED(nm, set_mech_n, tr, tr->coord, x, d, tr->dxm);
+  } else {
+    HY_SIZED(nm, set_mech_n, tr, (const int*)NULL, x, d, tr->dxm);
+  }
+  HY_SIZED(nv, set_pressures_n, tr->c1, x + nm, tr->hat_pd, d->p, tr->pd_trap);
+  return f->ops->residual(f, tr->dxm, r);
+}
+
+hy_status hy_trap_residual(hy_integ* in, hy_form* f, const double* x, double* r) {
+  HY_TRY(evaluate(in, f, x, r));
+  const double h = in->trap.h;
+  HY_SIZED2(f->m->sizes.nvol, in->trap.nm, scale_rows_n, 0.25 * h * h, 0.5 * h, in->trap.pd_trap,
+            f->d->pd, r);
+  return HY_OK;
+}
+
+//----- the tangent in blocks -------------------------------------------------------------------
+
+// The tangent's pressure blocks (seed 000 Eqs. 38-39 differentiated) from the hydraulic
+// derivatives of the evaluation the tangent is formed at. Pressure rows:
+// f_p = h/2 (2/h p + hat - p_dot(p, s, s_dot)), so D = df_p/dp = I - h/2 dp_dot/dp and
+// df_p/dz = G Js with G = -h/2 (dp_dot/ds + 2/h dp_dot/ds_dot) (the change of Js with z is left
+// out). Mechanical rows: f_z = h^2/4 (... - Js^T F), so df_z/dp = -h^2/4 Js^T dF/dp.
+static HY_ALWAYS_INLINE void pressure_blocks_n(int nv, int nc, double dt, const hy_hyd_work* hw,
+                                               double* restrict D, double* restrict G) {
+  for (int v = 0; v < nv; v++) {
+    for (int w = 0; w < nv; w++) {
+      D[v * nv + w] = (v == w ? 1.0 : 0.0) - 0.5 * dt * hw->dpd_dp[v * nv + w];
+    }
+    for (int c = 0; c < nc; c++) {
+      G[v * nc + c] = -0.5 * dt * (hw->dpd_ds[v * nc + c] + 2 / dt * hw->dpd_dsd[v * nc + c]);
+    }
+  }
+}
+
+// The mechanical block (the formulation's) into tg_S and tg_Js, and the pressure blocks, at the
+// last residual evaluation.
+static void tangent_blocks(hy_trap* tr, hy_form* f) {
+  f->ops->tangent(f, tr->tg_S, tr->tg_Js);
+  const int nv = f->m->sizes.nvol;
+  if (nv > 0) HY_SIZED(nv, pressure_blocks_n, f->m->sizes.ncyl, tr->h, f->hyd, tr->tg_D, tr->tg_G);
+}
+
+void hy_trap_tangent(hy_integ* in, hy_form* f, double* J) {
+  hy_trap* tr = &in->trap;
+  const int nm = tr->nm, nv = f->m->sizes.nvol, nc = f->m->sizes.ncyl, nx = nm + nv;
+  const double s = -0.25 * tr->h * tr->h;
+  tangent_blocks(tr, f);
+  for (int i = 0; i < nm; i++) {
+    double* row = J + (size_t)i * nx;
+    memcpy(row, tr->tg_S + (size_t)i * nm, sizeof(double) * (size_t)nm);
+    for (int w = 0; w < nv; w++) {
+      double sum = 0;
+      for (int c = 0; c < nc; c++) sum += tr->tg_Js[c * nm + i] * f->hyd->dF_dp[c * nv + w];
+      row[nm + w] = s * sum;
+    }
+  }
+  for (int v = 0; v < nv; v++) {
+    double* row = J + (size_t)(nm + v) * nx;
+    for (int i = 0; i < nm; i++) {
+      double sum = 0;
+      for (int c = 0; c < nc; c++) sum += tr->tg_G[v * nc + c] * tr->tg_Js[c * nm + i];
+      row[i] = sum;
+    }
+    memcpy(row + nm, tr->tg_D + (size_t)v * nv, sizeof(double) * (size_t)nv);
+  }
+}
+
+// Y = D^-1 G column by column (G row-major, nv x nc, overwritten by Y) and K = dF/dp Y.
+static HY_ALWAYS_INLINE void eliminate_pressures_n(int nv, int nc, hy_trap* tr,
+                                                   const double* restrict Fp) {
+  double* restrict y = tr->tg_y;
+  double* restrict G = tr->tg_G;
+  double* restrict K = tr->tg_K;
+  for (int c = 0; c < nc; c++) {
+    for (int v = 0; v < nv; v++) y[v] = G[v * nc + c];
+    hy_lu_solve(nv, tr->tg_D, tr->tg_Dpiv, y);
+    for (int v = 0; v < nv; v++) G[v * nc + c] = y[v];
+  }
+  for (int a = 0; a < nc; a++) {
+    for (int b = 0; b < nc; b++) {
+      double k = 0;
+      for (int v = 0; v < nv; v++) k += Fp[a * nv + v] * G[v * nc + b];
+      K[a * nc + b] = k;
+    }
+  }
+  for (int i = 0; i < nc * nv; i++) tr->tg_Fp[i] = Fp[i];
+}
+
+// S += s Js^T K Js
+static HY_ALWAYS_INLINE void schur_update_n(int nm, int nc, double s, const double* restrict K,
+                                            const double* restrict Js, double* restrict S) {
+  for (int a = 0; a < nc; a++) {
+    for (int b = 0; b < nc; b++) {
+      const double k = s * K[a * nc + b];
+      if (k == 0) continue;
+      const double* ja = Js + (size_t)a * nm;
+      const double* jb = Js + (size_t)b * nm;
+      for (int i = 0; i < nm; i++) {
+        const double ki = k * ja[i];
+        for (int j = 0; j < nm; j++) S[i * nm + j] += ki * jb[j];
+      }
+    }
+  }
+}
+
+// The tangent of seed 000 Eqs. 38-39 (Eq. 37's J) in blocks. The pressures couple to the
+// mechanics only through the ncyl cylinder lengths (Eqs. 29 and 44), so they are
+// eliminated in blocks instead of factoring the whole tangent: with Y = D^-1 G, the Schur
+// complement of D is S = A_m - (df_z/dp) D^-1 (df_p/dz) = A_m + h^2/4 Js^T (dF/dp Y) Js, a
+// rank-ncyl update of the mechanical block. Besides being cheaper, the mechanical and pressure
+// rows, whose scales differ by many orders of magnitude, are then never pivoted against each
+// other.
+hy_status hy_trap_factor(hy_integ* in, hy_form* f, int* sing) {
+  hy_trap* tr = &in->trap;
+  const int nm = tr->nm, nv = f->m->sizes.nvol, nc = f->m->sizes.ncyl;
+  tangent_blocks(tr, f);
+  int col = -1;
+  if (nv > 0) {
+    if (hy_lu_factor(nv, tr->tg_D, tr->tg_Dpiv, &col) != HY_OK) {
+      *sing = nm + (col < 0 ? 0 : col);
+      return HY_WARN_SINGULAR;
+    }
+    HY_SIZED(nv, eliminate_pressures_n, nc, tr, f->hyd->dF_dp);
+    HY_SIZED(nm, schur_update_n, nc, 0.25 * tr->h * tr->h, tr->tg_K, tr->tg_Js, tr->tg_S);
+  }
+  if (hy_lu_factor(nm, tr->tg_S, tr->tg_Spiv, &col) != HY_OK) {
+    *sing = col < 0 ? 0 : col;
+    return HY_WARN_SINGULAR;
+  }
+  return HY_OK;
+}
+
+// The block solve in two sized halves: first the pressures' part of the right-hand side of the
+// mechanical rows, then the back-substitution of the pressures.
+static HY_ALWAYS_INLINE void solve_pressures_first_n(int nv, int nm, int nc, double s,
+                                                     const hy_trap* tr, double* restrict b) {
+  // t = D^-1 b_p, then b_m - (df_z/dp) t = b_m + h^2/4 Js^T dF/dp t
+  double* restrict bp = b + nm;
+  hy_lu_solve(nv, tr->tg_D, tr->tg_Dpiv, bp);
+  for (int c = 0; c < nc; c++) {
+    double u = 0;
+    for (int v = 0; v < nv; v++) u += tr->tg_Fp[c * nv + v] * bp[v];
+    u *= s;
+    const double* jc = tr->tg_Js + (size_t)c * nm;
+    for (int i = 0; i < nm; i++) b[i] += u * jc[i];
+  }
+}
+
+static HY_ALWAYS_INLINE void solve_pressures_last_n(int nv, int nm, int nc, const hy_trap* tr,
+                                                    double* restrict b) {
+  // x_p = t - Y Js x_m
+  double* restrict bp = b + nm;
+  for (int c = 0; c < nc; c++) {
+    const double* jc = tr->tg_Js + (size_t)c * nm;
+    double w = 0;
+    for (int i = 0; i < nm; i++) w += jc[i] * b[i];
+    for (int v = 0; v < nv; v++) bp[v] -= tr->tg_G[v * nc + c] * w;
+  }
+}
+
+void hy_trap_solve(const hy_integ* in, const hy_form* f, double* b) {
+  const hy_trap* tr = &in->trap;
+  const int nm = tr->nm, nv = f->m->sizes.nvol, nc = f->m->sizes.ncyl;
+  if (nv > 0) HY_SIZED2(nv, nm, solve_pressures_first_n, nc, 0.25 * tr->h * tr->h, tr, b);
+  hy_lu_solve(nm, tr->tg_S, tr->tg_Spiv, b);
+  if (nv > 0) HY_SIZED2(nv, nm, solve_pressures_last_n, nc, tr, b);
+}
+
+//----- abort ---------------------------------------------------------------------------------
+
+void hy_trap_abort(hy_integ* in, hy_form* f) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  hy_trap* tr = &in->trap;
+  const size_t nz = (size_t)m->sizes.nz, nv = (size_t)m->sizes.nvol;
+  d->time = tr->t_k;
+  memcpy(d->z, tr->z_k, sizeof(double) * nz);
+  memcpy(d->zd, tr->zd_k, sizeof(double) * nz);
+  memcpy(d->zdd, tr->zdd_k, sizeof(double) * nz);
+  memcpy(d->p, tr->p_k, sizeof(double) * nv);
+  memcpy(tr->pd_prev, tr->pd_prev_k, sizeof(double) * nv);
+  memcpy(d->U, tr->U_k, sizeof(double) * (size_t)m->sizes.nvlv);
+  f->ops->abort(f);
+  hy_form_refresh(f);
+  memcpy(d->pd, tr->pd_k, sizeof(double) * nv);
+  f->power = tr->power_k;
+}
+
+//----- the Newton iteration --------------------------------------------------------------------
+
+// Forward-difference tangent, column by column (Eqs. 40-41).
+static hy_status fd_tangent(hy_integ* in, hy_form* f) {
+  hy_trap* tr = &in->trap;
+  const int n = tr->n;
+  for (int j = 0; j < n; j++) {
+    const double xj = tr->x[j];
+    const double eps = 1e-8 * fmax(1e-2, fabs(xj));
+    tr->x[j] = xj + eps;
+    hy_status st = hy_trap_residual(in, f, tr->x, tr->fp);
+    tr->x[j] = xj;
+    if (st != HY_OK) return st;
+    for (int i = 0; i < n; i++) tr->J[i * n + j] = (tr->fp[i] - tr->f[i]) / eps;
+  }
+  return HY_OK;
+}
+
+// x += dx, and the largest correction in units of its segment's tolerance (and which unknown
+// it is; NaN wins)
+static HY_ALWAYS_INLINE void apply_correction(int n, int nmech, double tol_mech, double tol_hyd,
+                                              hy_trap* tr, double* worst_out) {
+  const double inv_mech = 1 / tol_mech, inv_hyd = 1 / tol_hyd;
+  double* restrict x = tr->x;
+  const double* restrict dx = tr->dx;
+  double worst = 0;
+  int at = 0;
+  for (int i = 0; i < n; i++) {
+    x[i] += dx[i];
+    const double a = fabs(dx[i]) * (i < nmech ? inv_mech : inv_hyd);
+    if (!(a <= worst)) {
+      worst = a;
+      at = i;
+    }
+  }
+  tr->worst = at;
+  *worst_out = worst;
+}
+
+// Name of the joint or volume behind unknown i, and whether it is a pressure.
+static const char* unknown_name(const hy_trap* tr, const hy_model* m, int i, int* is_pressure) {
+  *is_pressure = i >= tr->nm;
+  if (i >= tr->nm) return m->vol_name + (size_t)(i - tr->nm) * HY_NAME_MAX;
+  return hy_form_coord_name(m, tr->coord ? tr->coord[i] : i);
+}
+
+// Rows scaled to a unit largest entry before the LU of the finite-difference tangent: mechanical
+// and pressure rows differ by many orders of magnitude, which partial pivoting alone does not
+// see. The scales are kept in fp for the modified-Newton iterations (fp is free until then).
+static void scale_fd_rows(hy_trap* tr) {
+  const int n = tr->n;
+  for (int i = 0; i < n; i++) {
+    double mx = 0;
+    for (int j = 0; j < n; j++) {
+      const double a = fabs(tr->J[i * n + j]);
+      if (a > mx) mx = a;
+    }
+    const double sc = mx > 0 ? 1 / mx : 1;
+    for (int j = 0; j < n; j++) tr->J[i * n + j] *= sc;
+    tr->dx[i] = -tr->f[i] * sc;
+    tr->fp[i] = sc;
+  }
+}
+
+// The Newton iteration of the step begun by hy_trap_begin: HY_OK with the converged unknowns in
+// tr->x, or the failure with its detail in d->err (the state is then that of the last
+// evaluation; the caller aborts).
+static hy_status newton(hy_integ* in, hy_form* f) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  hy_trap* tr = &in->trap;
+  const int n = tr->n, nmech = tr->nm;
+  const double tol_mech = m->opt.tol_pos, tol_hyd = m->opt.tol_p;
+  const int analytic = m->opt.tangent != HY_TANGENT_FD;
+  hy_status st = HY_NEWTON_NOCONV;
+  int it = 0;
+  tr->worst = 0;
+  tr->worst_dx = 0;
+  tr->res_seg[0] = tr->res_seg[1] = 0;
+  double worst = 0;
+  while (it < m->opt.max_iter) {
+    it++;
+    // modified Newton forms no tangent after the first iteration: its derivatives are not needed
+    f->skip_derivatives = it > 1 && m->opt.reuse_tangent;
+    st = evaluate(in, f, tr->x, tr->f);
+    f->skip_derivatives = 0;
+    if (st != HY_OK) break;
+    HY_SIZED2(m->sizes.nvol, nmech, newton_rows_n, 0.25 * tr->h * tr->h, 0.5 * tr->h, tr->pd_trap,
+              d->pd, tr->f, tr->dx, tr->res_seg);
+    if (!isfinite(tr->res_seg[0]) || !isfinite(tr->res_seg[1])) {
+      st = HY_FAIL(&d->err, HY_ERR_NAN,
+                   "non-finite residual in step t = %g -> %g s at iteration %d: %.3g "
+                   "(mechanical rows), %.3g (pressure rows)",
+                   tr->t_k, d->time, it, tr->res_seg[0], tr->res_seg[1]);
+      break;
+    }
+    if (it > 1 && m->opt.reuse_tangent) {
+      // modified Newton: the factors of the step's first tangent (with its row scales for the
+      // finite-difference one)
+      if (analytic) {
+        hy_trap_solve(in, f, tr->dx);
+      } else {
+        for (int i = 0; i < n; i++) tr->dx[i] = -tr->f[i] * tr->fp[i];
+        hy_lu_solve(n, tr->J, tr->piv, tr->dx);
+      }
+    } else {
+      int col = -1;
+      hy_status fst;
+      if (analytic) {
+        fst = hy_trap_factor(in, f, &col);
+      } else {
+        st = fd_tangent(in, f);
+        if (st != HY_OK) break;
+        scale_fd_rows(tr);
+        fst = hy_lu_factor(n, tr->J, tr->piv, &col);
+      }
+      if (fst != HY_OK) {
+        int is_p;
+        st = HY_FAIL(&d->err, HY_NEWTON_NOCONV,
+                     "singular Newton tangent at t = %g s (unknown '%s')", d->time,
+                     unknown_name(tr, m, col < 0 ? 0 : col, &is_p));
+        break;
+      }
+      if (analytic) {
+        hy_trap_solve(in, f, tr->dx);
+      } else {
+        hy_lu_solve(n, tr->J, tr->piv, tr->dx);
+      }
+    }
+    // convergence per segment: every correction below its tolerance (rad or m, Pa)
+    HY_SIZED(n, apply_correction, nmech, tol_mech, tol_hyd, tr, &worst);
+    tr->worst_dx = fabs(tr->dx[tr->worst]);
+    f->ops->iterated(f);
+    if (worst <= 1) {
+      st = HY_OK;
+      break;
+    }
+    st = HY_NEWTON_NOCONV;
+    if (!isfinite(worst)) {
+      int is_p;
+      const char* name = unknown_name(tr, m, tr->worst, &is_p);
+      st = HY_FAIL(&d->err, HY_ERR_NAN,
+                   "non-finite Newton correction in step t = %g -> %g s at iteration %d on %s "
+                   "'%s' (residual %.3g of the mechanical rows, %.3g of the pressure rows)",
+                   tr->t_k, d->time, it, is_p ? "pressure" : "coordinate", name, tr->res_seg[0],
+                   tr->res_seg[1]);
+      break;
+    }
+  }
+  tr->iter = it;
+  if (st == HY_NEWTON_NOCONV && d->err.code != st) {
+    int is_p;
+    const char* name = unknown_name(tr, m, tr->worst, &is_p);
+    HY_FAIL(&d->err, st,
+            "Newton-Raphson did not converge in step t = %g -> %g s after %d iterations: "
+            "residual %.3g (mechanical rows) and %.3g (pressure rows), largest correction "
+            "%.3g %s (tolerance %.3g) on %s '%s'",
+            tr->t_k, d->time, it, tr->res_seg[0], tr->res_seg[1], tr->worst_dx,
+            is_p ? "Pa" : "rad or m", is_p ? tol_hyd : tol_mech,
+            is_p ? "pressure" : "coordinate", name);
+  }
+  return st;
+}
+
+// Local error of the step relative to its tolerance, from the difference of the converged
+// unknowns and their predictor (Milne's device). For the coordinates the predictor is the
+// Taylor polynomial z + h zd + h^2/2 zdd, whose error is h^3/6 z''', and the trapezoidal rule's
+// local error is -h^3/12 z''': the error is a third of the difference. For the pressures the
+// predictor extrapolates the rate with steps h_prev and h (ratio r = h / h_prev), error
+// h^3 p''' (1/6 + 1/(4 r)): the error is r / (3 (r + 1)) of the difference (1/6 at r = 1).
+static double local_error(const hy_trap* tr, const hy_model* m) {
+  double e = 0;
+  const double wz = 1 / (3 * m->opt.error_tol_pos);
+  for (int c = 0; c < tr->nm; c++) e = fmax(e, fabs(tr->x[c] - tr->x_pred[c]) * wz);
+  const double r = tr->h_prev > 0 ? tr->h / tr->h_prev : 1;
+  const double wp = r / (3 * (r + 1)) / m->opt.error_tol_p;
+  for (int i = tr->nm; i < tr->n; i++) e = fmax(e, fabs(tr->x[i] - tr->x_pred[i]) * wp);
+  return e;
+}
+
+hy_status hy_trap_step(hy_integ* in, hy_form* f, double h, double t_end, double* est) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  hy_trap* tr = &in->trap;
+  d->err.code = HY_OK;  // so that a failure below can tell whether it was already described
+  hy_trap_begin(in, f, h, t_end);
+  hy_status st = newton(in, f);
+  d->stats.niter += tr->iter;
+  d->stats.niter_last += tr->iter;
+  d->stats.res_last = tr->res_seg[0] > tr->res_seg[1] ? tr->res_seg[0] : tr->res_seg[1];
+  if (tr->iter > d->stats.niter_max) d->stats.niter_max = tr->iter;
+  if (st == HY_OK && est) {
+    *est = local_error(tr, m);
+    if (!(*est <= 1)) st = HY_STEP_REJECTED;
+  }
+  if (st == HY_OK) {
+    // the state of the converged unknowns, then the formulation's end of the step
+    if (tr->coord) {
+      HY_SIZED(tr->nm, set_mech_n, tr, tr->coord, tr->x, d, tr->dxm);
+    } else {
+      HY_SIZED(tr->nm, set_mech_n, tr, (const int*)NULL, tr->x, d, tr->dxm);
+    }
+    HY_SIZED(m->sizes.nvol, set_pressures_n, tr->c1, tr->x + tr->nm, tr->hat_pd, d->p,
+             tr->pd_trap);
+    st = f->ops->accept(f, tr->dxm);
+  }
+  if (st != HY_OK) {
+    const hy_error keep = d->err;
+    hy_trap_abort(in, f);
+    d->err = keep;
+    return st;
+  }
+  // the pressure rates of the trapezoidal relation carry the history to the next step
+  HY_COPY(m->sizes.nvol, d->pd, tr->pd_trap);
+  tr->h_prev = h;
+  return HY_OK;
+}
