@@ -13,10 +13,22 @@
 #include "core/core.h"
 #include "hydyn/names.h"
 #include "io/io_builtin.h"
+#include "model/model.h"
 
 //----- top level -----------------------------------------------------------------------------
 
-static hy_status load_solver(hy_io_loader* ld, const hy_io_node* root, hy_option* opt) {
+// Value of `key` in mapping n, or NULL; when present, src[k] records where it is given.
+static const hy_io_node* given(const hy_io_node* n, const char* key, hy_option_key k,
+                               hy_srcpos* src) {
+  const hy_io_node* v = hy_io_map_val(n, key);
+  if (v) src[k] = hy_io_pos_of(hy_io_place(v, hy_io_map_key(n, key)));
+  return v;
+}
+
+// The `solver:` section into opt, and where each key is given into src (hy_option_key). Only
+// the form of the values is checked here; their ranges are hy_model_check's.
+static hy_status load_solver(hy_io_loader* ld, const hy_io_node* root, hy_option* opt,
+                             hy_srcpos* src) {
   static const char* const keys[] = {
       "integrator",      "dt",           "t_end",         "formulation",
       "tangent",         "penalty",      "tol_position",  "max_iterations",
@@ -38,64 +50,49 @@ static hy_status load_solver(hy_io_loader* ld, const hy_io_node* root, hy_option
   snprintf(it.where, sizeof it.where, "solver");
   snprintf(it.what, sizeof it.what, "solver");
   if (n->kind != HY_IO_MAP) {
-    char got[96], expected[256];
+    char got[96], expected[400];
     hy_io_join_names(expected, sizeof expected, keys);
     return HY_IO_FAIL_AT(ld, n, "solver: expected a mapping with keys %s; got %s", expected,
                          hy_io_describe(n, got, sizeof got));
   }
   HY_TRY(hy_io_check_keys(ld, n, keys, it.what));
-  if (hy_io_map_val(n, "integrator")) {
-    int k;
-    HY_TRY(hy_io_get_enum(ld, it.where, HY_IO_KEY(n, "integrator"), integrators, &k));
+  const char* w = it.where;
+  int k;
+  if (given(n, "integrator", HY_OPT_INTEGRATOR, src)) {
+    HY_TRY(hy_io_get_enum(ld, w, HY_IO_KEY(n, "integrator"), integrators, &k));
     opt->integrator = (hy_integrator)k;
   }
-  if (hy_io_map_val(n, "dt")) {
-    HY_TRY(hy_io_get_positive(ld, it.where, HY_IO_KEY(n, "dt"), 0, "s", &opt->dt));
+  if (given(n, "dt", HY_OPT_DT, src)) {
+    HY_TRY(hy_io_get_number(ld, w, HY_IO_KEY(n, "dt"), &opt->dt));
   }
-  if (hy_io_map_val(n, "t_end")) {
-    HY_TRY(hy_io_get_positive(ld, it.where, HY_IO_KEY(n, "t_end"), 0, "s", &opt->t_end));
+  if (given(n, "t_end", HY_OPT_T_END, src)) {
+    HY_TRY(hy_io_get_number(ld, w, HY_IO_KEY(n, "t_end"), &opt->t_end));
   }
-  if (hy_io_map_val(n, "formulation")) {
-    int k;
-    HY_TRY(hy_io_get_enum(ld, it.where, HY_IO_KEY(n, "formulation"), forms, &k));
+  if (given(n, "formulation", HY_OPT_FORMULATION, src)) {
+    HY_TRY(hy_io_get_enum(ld, w, HY_IO_KEY(n, "formulation"), forms, &k));
     opt->formulation = (hy_formulation)k;
   }
-  if (hy_io_map_val(n, "tangent")) {
-    int k;
-    HY_TRY(hy_io_get_enum(ld, it.where, HY_IO_KEY(n, "tangent"), tangents, &k));
+  if (given(n, "tangent", HY_OPT_TANGENT, src)) {
+    HY_TRY(hy_io_get_enum(ld, w, HY_IO_KEY(n, "tangent"), tangents, &k));
     opt->tangent = (hy_tangent)k;
   }
-  if (hy_io_map_val(n, "penalty")) {
-    HY_TRY(hy_io_get_positive(ld, it.where, HY_IO_KEY(n, "penalty"), 0, "N/m", &opt->penalty));
+  if (given(n, "penalty", HY_OPT_PENALTY, src)) {
+    HY_TRY(hy_io_get_number(ld, w, HY_IO_KEY(n, "penalty"), &opt->penalty));
   }
-  if (hy_io_map_val(n, "tol_position")) {
-    HY_TRY(hy_io_get_positive(ld, it.where, HY_IO_KEY(n, "tol_position"), 0, "rad or m",
-                              &opt->tol_pos));
+  if (given(n, "tol_position", HY_OPT_TOL_POS, src)) {
+    HY_TRY(hy_io_get_number(ld, w, HY_IO_KEY(n, "tol_position"), &opt->tol_pos));
   }
-  if (hy_io_map_val(n, "tol_pressure")) {
-    HY_TRY(hy_io_get_positive(ld, it.where, HY_IO_KEY(n, "tol_pressure"), 0, "Pa", &opt->tol_p));
+  if (given(n, "tol_pressure", HY_OPT_TOL_P, src)) {
+    HY_TRY(hy_io_get_number(ld, w, HY_IO_KEY(n, "tol_pressure"), &opt->tol_p));
   }
-  if (hy_io_map_val(n, "max_iterations")) {
-    HY_TRY(hy_io_get_count(ld, it.where, HY_IO_KEY(n, "max_iterations"), 1, &opt->max_iter));
+  if (given(n, "max_iterations", HY_OPT_MAX_ITER, src)) {
+    HY_TRY(hy_io_get_count(ld, w, HY_IO_KEY(n, "max_iterations"), &opt->max_iter));
   }
-  if (hy_io_map_val(n, "reuse_tangent")) {
-    HY_TRY(
-        hy_io_get_enum(ld, it.where, HY_IO_KEY(n, "reuse_tangent"), yes_no, &opt->reuse_tangent));
+  if (given(n, "reuse_tangent", HY_OPT_REUSE_TANGENT, src)) {
+    HY_TRY(hy_io_get_enum(ld, w, HY_IO_KEY(n, "reuse_tangent"), yes_no, &opt->reuse_tangent));
   }
-  if (hy_io_map_val(n, "partition_rcond")) {
-    const hy_io_node* v = hy_io_map_val(n, "partition_rcond");
-    double x;
-    HY_TRY(hy_io_get_number(ld, it.where, "partition_rcond", v, hy_io_map_key(n, "partition_rcond"),
-                            &x));
-    if (!(x > 0 && x < 1)) {
-      char got[96];
-      return HY_IO_FAIL_AT(
-          ld, hy_io_place(v, hy_io_map_key(n, "partition_rcond")),
-          "solver: partition_rcond: expected a number between 0 and 1 (exclusive), "
-          "got %s",
-          hy_io_describe(v, got, sizeof got));
-    }
-    opt->partition_rcond = x;
+  if (given(n, "partition_rcond", HY_OPT_PARTITION_RCOND, src)) {
+    HY_TRY(hy_io_get_number(ld, w, HY_IO_KEY(n, "partition_rcond"), &opt->partition_rcond));
   }
   return HY_OK;
 }
@@ -171,10 +168,12 @@ static hy_status load_root(hy_io_loader* ld, const hy_io_node* root) {
                          hy_io_describe(desc, got, sizeof got));
   }
   hy_option opt = hy_option_default();
-  if (hy_io_map_val(root, "gravity")) {
+  hy_srcpos opt_src[HY_OPT_COUNT];
+  memset(opt_src, 0, sizeof opt_src);
+  if (given(root, "gravity", HY_OPT_GRAVITY, opt_src)) {
     HY_TRY(hy_io_get_vec(ld, "", HY_IO_KEY(root, "gravity"), 3, opt.gravity));
   }
-  HY_TRY(load_solver(ld, root, &opt));
+  HY_TRY(load_solver(ld, root, &opt, opt_src));
   int planar = 0;
   if (hy_io_map_val(root, "planar")) {
     HY_TRY(hy_io_get_enum(ld, "", HY_IO_KEY(root, "planar"), planar_words, &planar));
@@ -185,6 +184,8 @@ static hy_status load_root(hy_io_loader* ld, const hy_io_node* root) {
       hy_spec_set_planar(ld->spec, planar_of[planar]) != HY_OK) {
     return HY_FAIL(ld->err, HY_ERR_ARG, "cannot set the model name or options");
   }
+  // where the options are given, for hy_model_check's messages (no builder call sets them)
+  memcpy(ld->spec->opt_src, opt_src, sizeof opt_src);
   HY_TRY(hy_io_load_bodies(ld, root));
   HY_TRY(hy_io_load_joints(ld, root));
   HY_TRY(hy_io_load_markers(ld, root));

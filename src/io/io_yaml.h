@@ -1,5 +1,10 @@
 // Internal header of the YAML loader (src/io/io_yaml*.c): the node tree that io_yaml_tree.c
 // builds from libyaml's events, the loader state, and the readers the section files share.
+//
+// The loader checks the form of a file only: YAML syntax, known and required keys, types (a
+// number where a number is expected, a name, one of a list of words) and the shorthand forms it
+// converts (rod and box inertias, orifices, diameters). Whether the values make a valid model
+// is decided by hy_model_check (src/model/model_check.c), the same for a model built in code.
 
 #ifndef HYDYN_SRC_IO_IO_YAML_H_
 #define HYDYN_SRC_IO_IO_YAML_H_
@@ -91,16 +96,18 @@ int hy_io_parse_number(const char* s, size_t len, double* out);
 // Value v (under key, nullable) as a finite number; label names it in messages.
 hy_status hy_io_get_number(hy_io_loader* ld, const char* where, const char* label,
                            const hy_io_node* v, const hy_io_node* key, double* out);
-// As hy_io_get_number, and > 0 (>= 0 with allow_zero); `unit` ends the message.
+// As hy_io_get_number, and > 0 (>= 0 with allow_zero); `unit` ends the message. Only for the
+// inputs of shorthand forms, whose sign the converted value no longer shows (a rod's length, a
+// box's edges, a diameter): the ranges of model values are hy_model_check's.
 hy_status hy_io_get_positive(hy_io_loader* ld, const char* where, const char* label,
                              const hy_io_node* v, const hy_io_node* key, int allow_zero,
                              const char* unit, double* out);
 // A list of exactly n numbers.
 hy_status hy_io_get_vec(hy_io_loader* ld, const char* where, const char* label, const hy_io_node* v,
                         const hy_io_node* key, int n, double* out);
-// A whole number from lo to 1000000.
+// A whole number that fits an int.
 hy_status hy_io_get_count(hy_io_loader* ld, const char* where, const char* label,
-                          const hy_io_node* v, const hy_io_node* key, int lo, int* out);
+                          const hy_io_node* v, const hy_io_node* key, int* out);
 // A scalar used as a name: non-empty, no NUL inside, shorter than HY_NAME_MAX.
 hy_status hy_io_get_name(hy_io_loader* ld, const char* where, const char* label,
                          const hy_io_node* v, const hy_io_node* key, char out[HY_NAME_MAX]);

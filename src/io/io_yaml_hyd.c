@@ -52,7 +52,7 @@ static hy_status need_name(hy_io_loader* ld, const hy_io_item* it, const hy_io_n
 }
 
 // An optional non-negative (allow_zero) or positive number under `key`; *out keeps its value
-// when the key is absent.
+// when the key is absent (see need_positive).
 static hy_status opt_positive(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
                               const char* key, int allow_zero, const char* unit, double* out) {
   if (!hy_io_map_val(n, key)) return HY_OK;
@@ -60,7 +60,8 @@ static hy_status opt_positive(hy_io_loader* ld, const hy_io_item* it, const hy_i
                             allow_zero, unit, out);
 }
 
-// A required positive (or non-negative) number under `key`.
+// A required positive (or non-negative) number under `key`: only for the inputs of the
+// orifice form, whose sign the flow coefficient no longer shows.
 static hy_status need_positive(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
                                const char* key, int allow_zero, const char* unit, double* out) {
   char expect[96];
@@ -68,6 +69,21 @@ static hy_status need_positive(hy_io_loader* ld, const hy_io_item* it, const hy_
            unit);
   HY_TRY(hy_io_require(ld, it, n, key, expect));
   return opt_positive(ld, it, n, key, allow_zero, unit, out);
+}
+
+// An optional number under `key`; *out keeps its value when the key is absent. Its range is
+// hy_model_check's.
+static hy_status opt_number(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
+                            const char* key, double* out) {
+  if (!hy_io_map_val(n, key)) return HY_OK;
+  return hy_io_get_number(ld, it->where, key, hy_io_map_val(n, key), hy_io_map_key(n, key), out);
+}
+
+// A required number under `key`; `expect` says what it should be when it is missing.
+static hy_status need_number(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
+                             const char* key, const char* expect, double* out) {
+  HY_TRY(hy_io_require(ld, it, n, key, expect));
+  return opt_number(ld, it, n, key, out);
 }
 
 // The element `it` seen from one of its nested mappings: values there are reported as
@@ -96,11 +112,12 @@ static hy_status load_volumes(hy_io_loader* ld, const hy_io_item* cit, const hy_
     d.pos = hy_io_pos_of(n);
     snprintf(d.circuit, sizeof d.circuit, "%s", circ);
     HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
-    HY_TRY(need_positive(ld, &it, n, "hose_volume", 1, "m^3", &d.hose_volume));
+    HY_TRY(need_number(ld, &it, n, "hose_volume", "a non-negative number, m^3", &d.hose_volume));
     if (d.hose_volume > 0) {
-      HY_TRY(need_positive(ld, &it, n, "hose_bulk_modulus", 0, "Pa", &d.hose_bulk_modulus));
+      HY_TRY(need_number(ld, &it, n, "hose_bulk_modulus", "a positive number, Pa",
+                         &d.hose_bulk_modulus));
     } else {
-      HY_TRY(opt_positive(ld, &it, n, "hose_bulk_modulus", 0, "Pa", &d.hose_bulk_modulus));
+      HY_TRY(opt_number(ld, &it, n, "hose_bulk_modulus", &d.hose_bulk_modulus));
     }
     if (hy_io_map_val(n, "p0")) {
       HY_TRY(hy_io_get_number(ld, it.where, HY_IO_KEY(n, "p0"), &d.p0));
@@ -162,10 +179,12 @@ static hy_status load_throttles(hy_io_loader* ld, const hy_io_item* cit, const h
       // seed 000 Eq. 25: C_vt = C_d A_t sqrt(2 / rho), A_t = pi d^2 / 4
       d.cv = cd * (0.25 * 3.14159265358979323846 * dia * dia) * sqrt(2.0 / rho);
     } else {
-      HY_TRY(need_positive(ld, &it, n, "cv", 0,
-                           "m^3/(s sqrt(Pa)); or give orifice: {cd, diameter, density}", &d.cv));
+      HY_TRY(need_number(ld, &it, n, "cv",
+                         "a positive number, m^3/(s sqrt(Pa)); or give orifice: {cd, diameter, "
+                         "density}",
+                         &d.cv));
     }
-    HY_TRY(opt_positive(ld, &it, n, "dp_lim", 0, "Pa", &d.dp_lim));
+    HY_TRY(opt_number(ld, &it, n, "dp_lim", &d.dp_lim));
     if (hy_spec_add_throttle(ld->spec, &d) != HY_OK) return add_failed(ld, "throttle", d.name);
   }
   return HY_OK;
@@ -187,9 +206,9 @@ static hy_status load_valves(hy_io_loader* ld, const hy_io_item* cit, const hy_i
     HY_TRY(need_name(ld, &it, n, "T", "the tank port: a volume or source name", d.T));
     HY_TRY(need_name(ld, &it, n, "A", "a volume or source name", d.A));
     HY_TRY(need_name(ld, &it, n, "B", "a volume or source name", d.B));
-    HY_TRY(need_positive(ld, &it, n, "cv", 0, "m^3/(s V sqrt(Pa))", &d.cv));
-    HY_TRY(need_positive(ld, &it, n, "tau", 0, "s", &d.tau));
-    HY_TRY(opt_positive(ld, &it, n, "dp_lim", 0, "Pa", &d.dp_lim));
+    HY_TRY(need_number(ld, &it, n, "cv", "a positive number, m^3/(s V sqrt(Pa))", &d.cv));
+    HY_TRY(need_number(ld, &it, n, "tau", "a positive number, s", &d.tau));
+    HY_TRY(opt_number(ld, &it, n, "dp_lim", &d.dp_lim));
     if (hy_io_map_val(n, "U0")) {
       HY_TRY(hy_io_get_number(ld, it.where, HY_IO_KEY(n, "U0"), &d.U0));
     }
@@ -224,14 +243,14 @@ static hy_status load_pressure_valves(hy_io_loader* ld, const hy_io_item* cit, c
     HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
     HY_TRY(need_name(ld, &it, n, "from", "a volume or source name", d.from));
     HY_TRY(need_name(ld, &it, n, "to", "a volume or source name", d.to));
-    HY_TRY(need_positive(ld, &it, n, "cv", 0, "m^3/(s sqrt(Pa))", &d.cv));
+    HY_TRY(need_number(ld, &it, n, "cv", "a positive number, m^3/(s sqrt(Pa))", &d.cv));
     if (relief) {
-      HY_TRY(need_positive(ld, &it, n, "p_set", 0, "Pa", &d.p_crack));
+      HY_TRY(need_number(ld, &it, n, "p_set", "a positive number, Pa", &d.p_crack));
     } else {
-      HY_TRY(opt_positive(ld, &it, n, "p_crack", 1, "Pa", &d.p_crack));
+      HY_TRY(opt_number(ld, &it, n, "p_crack", &d.p_crack));
     }
-    HY_TRY(need_positive(ld, &it, n, "p_open", 0, "Pa", &d.p_open));
-    HY_TRY(opt_positive(ld, &it, n, "dp_lim", 0, "Pa", &d.dp_lim));
+    HY_TRY(need_number(ld, &it, n, "p_open", "a positive number, Pa", &d.p_open));
+    HY_TRY(opt_number(ld, &it, n, "dp_lim", &d.dp_lim));
     hy_status added;
     if (relief) {
       hy_relief_valve_def r = hy_relief_valve_def_default();
@@ -252,7 +271,8 @@ static hy_status load_pressure_valves(hy_io_loader* ld, const hy_io_item* cit, c
   return HY_OK;
 }
 
-// One of two alternative keys (`a` or `b`, exactly one required) as a positive number; *which
+// One of two alternative keys, exactly one required: `a` (a number, whose range is
+// hy_model_check's) or the diameter `b` (positive: its square no longer shows the sign); *which
 // is 0 for a, 1 for b.
 static hy_status one_of(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n, const char* a,
                         const char* ua, const char* b, const char* ub, double* out, int* which) {
@@ -266,7 +286,7 @@ static hy_status one_of(hy_io_loader* ld, const hy_io_item* it, const hy_io_node
                          ub);
   }
   *which = has_b;
-  return opt_positive(ld, it, n, has_a ? a : b, 0, has_a ? ua : ub, out);
+  return has_a ? opt_number(ld, it, n, a, out) : opt_positive(ld, it, n, b, 0, ub, out);
 }
 
 static hy_status load_cylinders(hy_io_loader* ld, const hy_io_item* cit, const hy_io_node* cn) {
@@ -318,17 +338,17 @@ static hy_status load_cylinders(hy_io_loader* ld, const hy_io_item* cit, const h
     } else {
       d.area_b = x;
     }
-    HY_TRY(need_positive(ld, &it, n, "stroke", 0, "m", &d.stroke));
-    HY_TRY(need_positive(ld, &it, n, "dead_length", 1, "m", &d.dead_length));
-    HY_TRY(need_positive(ld, &it, n, "bulk_modulus", 0, "Pa", &d.bulk_modulus));
-    HY_TRY(opt_positive(ld, &it, n, "viscous", 1, "N s/m", &d.viscous));
+    HY_TRY(need_number(ld, &it, n, "stroke", "a positive number, m", &d.stroke));
+    HY_TRY(need_number(ld, &it, n, "dead_length", "a non-negative number, m", &d.dead_length));
+    HY_TRY(need_number(ld, &it, n, "bulk_modulus", "a positive number, Pa", &d.bulk_modulus));
+    HY_TRY(opt_number(ld, &it, n, "viscous", &d.viscous));
     const hy_io_node* damper;
     HY_TRY(get_submap(ld, &it, n, "end_damper", damper_keys, &damper));
     if (damper) {
       const hy_io_item dit = sub_item(&it, "end_damper");
-      HY_TRY(need_positive(ld, &dit, damper, "k", 1, "N/m", &d.damper_k));
-      HY_TRY(need_positive(ld, &dit, damper, "c", 1, "N s/m", &d.damper_c));
-      HY_TRY(need_positive(ld, &dit, damper, "length", 0, "m", &d.damper_length));
+      HY_TRY(need_number(ld, &dit, damper, "k", "a non-negative number, N/m", &d.damper_k));
+      HY_TRY(need_number(ld, &dit, damper, "c", "a non-negative number, N s/m", &d.damper_c));
+      HY_TRY(need_number(ld, &dit, damper, "length", "a positive number, m", &d.damper_length));
     }
     if (hy_io_map_val(n, "initial")) {
       int k;
@@ -361,16 +381,17 @@ static hy_status load_circuit(hy_io_loader* ld, const hy_io_node* list, int inde
   const hy_io_node* oil;
   HY_TRY(get_submap(ld, &it, n, "oil", oil_keys, &oil));
   const hy_io_item oit = sub_item(&it, "oil");
-  HY_TRY(need_positive(ld, &oit, oil, "bulk_modulus", 0, "Pa", &d.B_oil));
+  HY_TRY(need_number(ld, &oit, oil, "bulk_modulus", "a positive number, Pa", &d.B_oil));
   if (hy_io_map_val(oil, "law")) {
     int k;
     HY_TRY(hy_io_get_enum(ld, oit.where, HY_IO_KEY(oil, "law"), laws, &k));
     d.law = k == 1 ? HY_BULK_LINEAR : HY_BULK_CONSTANT;
   }
   if (d.law == HY_BULK_LINEAR) {
-    HY_TRY(need_positive(ld, &oit, oil, "k", 1, "dB/dp, dimensionless", &d.law_k));
+    HY_TRY(
+        need_number(ld, &oit, oil, "k", "a non-negative number, dB/dp, dimensionless", &d.law_k));
   } else {
-    HY_TRY(opt_positive(ld, &oit, oil, "k", 1, "dB/dp, dimensionless", &d.law_k));
+    HY_TRY(opt_number(ld, &oit, oil, "k", &d.law_k));
   }
   if (hy_io_map_val(n, "laminar")) {
     int k;

@@ -1,6 +1,7 @@
 // Reading the node tree: messages that name the offending node, mappings and their keys, and
 // typed values (numbers, vectors, names, words, lists); also whole files.
 #include <errno.h>
+#include <limits.h>
 #include <locale.h>
 #include <math.h>
 #include <stdarg.h>
@@ -355,19 +356,22 @@ hy_status hy_io_check_unique(hy_io_loader* ld, const hy_io_item* it, const hy_io
   return HY_OK;
 }
 
-// A whole number >= lo (and small enough for an int).
+// A whole number that fits an int.
 hy_status hy_io_get_count(hy_io_loader* ld, const char* where, const char* label,
-                          const hy_io_node* v, const hy_io_node* key, int lo, int* out) {
+                          const hy_io_node* v, const hy_io_node* key, int* out) {
   double x;
   HY_TRY(hy_io_get_number(ld, where, label, v, key, &x));
-  if (x >= lo && x <= 1e6 && x == floor(x)) {
-    *out = (int)x;
-    return HY_OK;
-  }
   char got[96];
-  return HY_IO_FAIL_AT(ld, hy_io_place(v, key),
-                       "%s: %s: expected a whole number from %d to 1000000, got %s", where, label,
-                       lo, hy_io_describe(v, got, sizeof got));
+  if (x != floor(x)) {
+    return HY_IO_FAIL_AT(ld, hy_io_place(v, key), "%s%s%s: expected a whole number, got %s", where,
+                         where[0] ? ": " : "", label, hy_io_describe(v, got, sizeof got));
+  }
+  if (!(fabs(x) <= INT_MAX)) {
+    return HY_IO_FAIL_AT(ld, hy_io_place(v, key), "%s%s%s: number %s is out of range", where,
+                         where[0] ? ": " : "", label, hy_io_describe(v, got, sizeof got));
+  }
+  *out = (int)x;
+  return HY_OK;
 }
 
 //----- files -------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-// Signal tables of a model file: inline [t, value] tables and CSV files.
+// Signal tables of a model file: inline [t, value] tables and CSV files. Whether the times
+// increase is for hy_model_check to say, the same for a table built in code.
 #include <stdio.h>
 #include <string.h>
 
@@ -65,12 +66,6 @@ static hy_status read_table(hy_io_loader* ld, const hy_io_item* it, const hy_io_
                            hy_io_describe(row, got, sizeof got));
     }
     HY_TRY(hy_io_get_vec(ld, it->where, label, row, NULL, 2, tv));
-    if (tb->n > 0 && !(tv[0] > tb->t[tb->n - 1])) {
-      return HY_IO_FAIL_AT(ld, row->kid[0],
-                           "%s: %s: t = %g s does not increase after t = %g s (table "
-                           "times must be strictly increasing)",
-                           it->where, label, tv[0], tb->t[tb->n - 1]);
-    }
     HY_TRY(table_push(ld, tb, tv[0], tv[1]));
   }
   return HY_OK;
@@ -176,13 +171,6 @@ static hy_status read_csv(hy_io_loader* ld, const hy_io_item* it, const hy_io_no
       }
     }
     if (st != HY_OK) break;
-    if (tb->n > 0 && !(tv[0] > tb->t[tb->n - 1])) {
-      st = hy_io_fail_src(ld, HY_ERR_MODEL, path, line, (int)fcol[0] + 1,
-                          "%s: t = %g s does not increase after t = %g s (times must be strictly "
-                          "increasing)",
-                          it->where, tv[0], tb->t[tb->n - 1]);
-      break;
-    }
     st = table_push(ld, tb, tv[0], tv[1]);
   }
   hy_free(text);
