@@ -264,7 +264,8 @@ hy_status hy_model_load_any(const char* what, hy_model** out, hy_error* err) {
   // A file that exists but cannot be read is still the user's file: report its error rather
   // than falling back to a built-in of the same name. A folder of that name is not a file.
   struct stat info;
-  if (stat(what, &info) == 0 && !S_ISDIR(info.st_mode)) return hy_model_load(what, out, err);
+  const int exists = stat(what, &info) == 0;
+  if (exists && !S_ISDIR(info.st_mode)) return hy_model_load(what, out, err);
   size_t len = strlen(what);
   if (len > 5 && strcmp(what + len - 5, ".yaml") == 0) len -= 5;
   for (int i = 0; i < hy_builtin_model_count; i++) {
@@ -276,6 +277,9 @@ hy_status hy_model_load_any(const char* what, hy_model** out, hy_error* err) {
                                   err);
     }
   }
+  // a folder that names no built-in is still what the user meant: hy_model_load says that it
+  // is a folder, which "no such file" would hide
+  if (exists) return hy_model_load(what, out, err);
   char list[400];
   size_t used = 0;
   list[0] = 0;

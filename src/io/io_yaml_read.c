@@ -1,5 +1,7 @@
 // Reading the node tree: messages that name the offending node, mappings and their keys, and
 // typed values (numbers, vectors, names, words, lists); also whole files.
+// stat() is POSIX, outside strict C11
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <limits.h>
 #include <locale.h>
@@ -8,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/core.h"
 #include "io/io_yaml.h"
@@ -382,6 +385,13 @@ hy_status hy_io_read_file(const char* path, char** out, size_t* size, const char
   *out = NULL;
   *size = 0;
   *why = "";
+  // fopen opens a folder on POSIX systems and only the first read fails ("Is a directory"); the
+  // check first names the mistake and costs no allocation
+  struct stat info;
+  if (stat(path, &info) == 0 && S_ISDIR(info.st_mode)) {
+    *why = "it is a directory, not a file";
+    return HY_ERR_IO;
+  }
   FILE* f = fopen(path, "rb");
   if (!f) {
     *why = strerror(errno);

@@ -478,6 +478,16 @@ START_TEST(test_missing_file) {
   ck_assert_int_eq(hy_model_load(DATA "bad/no-such-file.yaml", &m, &err), HY_ERR_IO);
   ck_assert_ptr_null(m);
   ck_assert_ptr_nonnull(strstr(err.src_path, "no-such-file.yaml"));
+  // a folder is said to be one, by hy_model_load and by hy_model_load_any (which would
+  // otherwise look for a built-in model of that name)
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(hy_model_load(DATA "bad", &m, &err), HY_ERR_IO);
+  ck_assert_msg(strstr(err.msg, "it is a directory"), "%s", err.msg);
+  ck_assert_str_eq(err.src_path, DATA "bad");
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(hy_model_load_any(DATA "bad", &m, &err), HY_ERR_IO);
+  ck_assert_msg(strstr(err.msg, "it is a directory"), "%s", err.msg);
+  ck_assert_ptr_null(m);
   ck_assert_int_eq(hy_model_load(NULL, &m, &err), HY_ERR_ARG);
   ck_assert_int_eq(hy_model_load(DATA "io_good.yaml", NULL, NULL), HY_ERR_ARG);
 }
