@@ -29,10 +29,24 @@ static const hy_io_node* given(const hy_io_node* n, const char* key, hy_option_k
 // the form of the values is checked here; their ranges are hy_model_check's.
 static hy_status load_solver(hy_io_loader* ld, const hy_io_node* root, hy_option* opt,
                              hy_srcpos* src) {
-  static const char* const keys[] = {
-      "integrator",      "dt",           "t_end",         "formulation",
-      "tangent",         "penalty",      "tol_position",  "max_iterations",
-      "partition_rcond", "tol_pressure", "reuse_tangent", NULL};
+  static const char* const keys[] = {"integrator",
+                                     "dt",
+                                     "t_end",
+                                     "formulation",
+                                     "tangent",
+                                     "penalty",
+                                     "tol_position",
+                                     "max_iterations",
+                                     "partition_rcond",
+                                     "tol_pressure",
+                                     "reuse_tangent",
+                                     "strict_steps",
+                                     "max_cuts",
+                                     "error_control",
+                                     "error_tol_position",
+                                     "error_tol_pressure",
+                                     "max_memory",
+                                     NULL};
   static const char* const yes_no[] = {"false", "true", NULL};
   // the names live in one table each (hydyn/names.h); the enum values are the list order
   const char* integrators[HY_INTEG_COUNT + 1];
@@ -44,6 +58,11 @@ static hy_status load_solver(hy_io_loader* ld, const hy_io_node* root, hy_option
   const char* tangents[HY_TANGENT_COUNT + 1];
   for (int k = 0; k < HY_TANGENT_COUNT; k++) tangents[k] = hy_tangent_name((hy_tangent)k);
   tangents[HY_TANGENT_COUNT] = NULL;
+  const char* controls[HY_ERRCTL_COUNT + 1];
+  for (int k = 0; k < HY_ERRCTL_COUNT; k++) {
+    controls[k] = hy_error_control_name((hy_error_control)k);
+  }
+  controls[HY_ERRCTL_COUNT] = NULL;
   const hy_io_node* n = hy_io_map_val(root, "solver");
   if (hy_io_is_null(n)) return HY_OK;
   hy_io_item it;
@@ -93,6 +112,25 @@ static hy_status load_solver(hy_io_loader* ld, const hy_io_node* root, hy_option
   }
   if (given(n, "partition_rcond", HY_OPT_PARTITION_RCOND, src)) {
     HY_TRY(hy_io_get_number(ld, w, HY_IO_KEY(n, "partition_rcond"), &opt->partition_rcond));
+  }
+  if (given(n, "strict_steps", HY_OPT_STRICT_STEPS, src)) {
+    HY_TRY(hy_io_get_enum(ld, w, HY_IO_KEY(n, "strict_steps"), yes_no, &opt->strict_steps));
+  }
+  if (given(n, "max_cuts", HY_OPT_MAX_CUTS, src)) {
+    HY_TRY(hy_io_get_count(ld, w, HY_IO_KEY(n, "max_cuts"), &opt->max_cuts));
+  }
+  if (given(n, "error_control", HY_OPT_ERROR_CONTROL, src)) {
+    HY_TRY(hy_io_get_enum(ld, w, HY_IO_KEY(n, "error_control"), controls, &k));
+    opt->error_control = (hy_error_control)k;
+  }
+  if (given(n, "error_tol_position", HY_OPT_ERROR_TOL_POS, src)) {
+    HY_TRY(hy_io_get_number(ld, w, HY_IO_KEY(n, "error_tol_position"), &opt->error_tol_pos));
+  }
+  if (given(n, "error_tol_pressure", HY_OPT_ERROR_TOL_P, src)) {
+    HY_TRY(hy_io_get_number(ld, w, HY_IO_KEY(n, "error_tol_pressure"), &opt->error_tol_p));
+  }
+  if (given(n, "max_memory", HY_OPT_MAX_MEMORY, src)) {
+    HY_TRY(hy_io_get_number(ld, w, HY_IO_KEY(n, "max_memory"), &opt->max_memory));
   }
   return HY_OK;
 }

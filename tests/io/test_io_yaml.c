@@ -247,6 +247,16 @@ START_TEST(test_good_loops) {
   ck_assert_int_eq(m->opt.max_iter, 12);
   ck_assert_double_eq(m->opt.partition_rcond, 0.01);
   ck_assert_double_eq(m->opt.dt, 5e-4);
+  ck_assert_int_eq(m->opt.strict_steps, 1);
+  ck_assert_int_eq(m->opt.max_cuts, 5);
+  ck_assert_int_eq(m->opt.error_control, HY_ERRCTL_PREDICTOR);
+  ck_assert_double_eq(m->opt.error_tol_pos, 2e-6);
+  ck_assert_double_eq(m->opt.error_tol_p, 500.0);
+  ck_assert_double_eq(m->opt.max_memory, 1e8);
+  // where the options are given (the value of `max_cuts: 5`), for hy_model_check's messages
+  ck_assert_int_eq(m->opt_src[HY_OPT_MAX_CUTS].line, 63);
+  ck_assert_int_eq(m->opt_src[HY_OPT_MAX_CUTS].col, 13);
+  ck_assert_int_eq(m->opt_src[HY_OPT_GRAVITY].line, 0);  // not given: the default
   hy_model_free(m);
 }
 END_TEST
