@@ -57,10 +57,10 @@ struct hy_spec {
 // Allocates the arrays of a model of the given sizes in one buffer (zeroed).
 hy_status hy_model_alloc(const hy_sizes* sz, hy_model** out);
 
-// The unit vector along v in out. Scales v by a power of two first, so that any finite non-zero
-// v works, even where its squared norm would overflow or underflow, and gives the same bits as
-// plain normalization where it would not. Returns 0 (out unchanged) when v has a component that
-// is not finite, or is zero.
+// The unit vector along v in out. Any finite non-zero v works: where its squared norm would
+// overflow or underflow, v is first divided by its largest component; elsewhere the result has
+// the bits of plain normalization. Returns 0 (out unchanged) when a component of v is not
+// finite, or v is zero.
 int hy_model_unit3(double out[3], const double v[3]);
 
 #endif  // HYDYN_SRC_MODEL_MODEL_H_

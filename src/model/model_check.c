@@ -21,12 +21,13 @@
 int hy_model_unit3(double out[3], const double v[3]) {
   const double big = fmax(fabs(v[0]), fmax(fabs(v[1]), fabs(v[2])));
   if (!isfinite(v[0]) || !isfinite(v[1]) || !isfinite(v[2]) || !(big > 0)) return 0;
-  // a power of two scales exactly, so the largest component lands in [0.5, 1) without changing
-  // the direction by a single bit and the squares below can neither overflow nor underflow
-  int e;
-  frexp(big, &e);
-  double u[3];
-  for (int i = 0; i < 3; i++) u[i] = ldexp(v[i], -e);
+  double u[3] = {v[0], v[1], v[2]};
+  // Where the squares can neither overflow nor underflow, the plain arithmetic, so that models
+  // keep the bits they always had; elsewhere the largest component is scaled to +-1 first (an
+  // axis along a coordinate then stays exactly that axis).
+  if (!(big >= 1e-150 && big <= 1e150)) {
+    for (int i = 0; i < 3; i++) u[i] = v[i] / big;
+  }
   hy_v3_normalize(u);
   hy_v3_copy(out, u);
   return 1;
@@ -38,7 +39,7 @@ int hy_model_unit3(double out[3], const double v[3]) {
 typedef struct range {
   double lo, hi;         // bounds, +-INFINITY for none
   int lo_open, hi_open;  // 1: the bound itself is excluded
-  const char* unit;      // shown in messages
+  const char* unit;      // shown in messages, "-" for none
 } range;
 
 static const range kMass = {0, HY_MAX_MASS, 1, 0, "kg"};
@@ -118,9 +119,10 @@ static const char* elem_name(char* buf, size_t size, const char* kind, const cha
 static hy_status check_num(const checker* c, hy_srcpos pos, const char* elem, const char* field,
                            double x, const range* r) {
   if (in_range(x, r)) return HY_OK;
-  char rule[96];
+  char rule[96], unit[32] = "";
   range_text(rule, sizeof rule, r, x);
-  return fail(c, pos, "%s%s%s %s (%s), got %g", elem, elem[0] ? ": " : "", field, rule, r->unit, x);
+  if (strcmp(r->unit, "-") != 0) snprintf(unit, sizeof unit, " (%s)", r->unit);
+  return fail(c, pos, "%s%s%s %s%s, got %g", elem, elem[0] ? ": " : "", field, rule, unit, x);
 }
 
 // Each of the n components of v, as field[k].

@@ -965,6 +965,7 @@ static hy_status derive_planar_cuts(const hy_spec* s, hy_model* m, hy_error* err
 
 hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
   if (!s || !out) return HY_FAIL(err, HY_ERR_ARG, "null argument");
+  *out = NULL;
   const int nb = s->nbody;
   if (nb == 0) return hy_error_set_src(err, HY_ERR_MODEL, s->path, 0, 0, "the model has no bodies");
   hy_status status = HY_OK;
