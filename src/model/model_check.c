@@ -92,6 +92,7 @@ static void range_text(char* buf, size_t size, const range* r, double x) {
 
 //----- messages ------------------------------------------------------------------------------
 
+// What every rule needs: the model (its path for messages) and where the error goes.
 typedef struct checker {
   const hy_model* m;
   hy_error* err;
@@ -145,7 +146,7 @@ static hy_status check_axis(const checker* c, hy_srcpos pos, const char* elem, c
               v[0], v[1], v[2]);
 }
 
-// An int that must lie in [lo, hi]; `what` says what the values mean.
+// A count that must lie in [lo, hi].
 static hy_status check_int(const checker* c, hy_srcpos pos, const char* elem, const char* field,
                            int x, int lo, int hi) {
   if (x >= lo && x <= hi) return HY_OK;
@@ -310,9 +311,10 @@ static hy_status check_signals(const checker* c) {
         return fail(c, pos, "%s: point %d is not finite (t = %g s, value %g)", elem, q, t[q], v[q]);
       }
       if (q > 0 && !(t[q] > t[q - 1])) {
-        return fail(c, pos,
-                    "%s: times must increase strictly, but point %d has t = %g s after t = %g s",
-                    elem, q, t[q], t[q - 1]);
+        return fail(
+            c, pos,
+            "%s: times must increase strictly, but point %d has t = %.15g s after t = %.15g s",
+            elem, q, t[q], t[q - 1]);
       }
     }
   }
