@@ -17,6 +17,27 @@ typedef struct hy_srcpos {
   int col;
 } hy_srcpos;
 
+//----- value ranges ------------------------------------------------------------------------
+
+// Bounds hy_model_check puts on the values of a model (docs/model-format.md, "Value ranges").
+// They are far beyond any machine and catch unit slips and values whose products overflow
+// (energies, the Newton tangent). Every value must also be finite.
+#define HY_MAX_MASS 1e9          // body mass (kg)
+#define HY_MAX_INERTIA 1e15      // magnitude of an inertia tensor entry (kg m^2)
+#define HY_MAX_LENGTH 1e6        // magnitude of a point's coordinate, a stroke or a length (m)
+#define HY_MAX_COORD 1e6         // magnitude of an initial coordinate z0 (rad or m)
+#define HY_MAX_RATE 1e6          // magnitude of an initial velocity zd0 (rad/s or m/s)
+#define HY_MAX_FORCE 1e12        // magnitude of a load (N or N m) or actuator force (N)
+#define HY_MAX_GRAVITY 1e3       // magnitude of a gravity component (m/s^2)
+#define HY_MAX_PRESSURE 1e10     // absolute pressures and pressure differences (Pa)
+#define HY_MAX_VOLUME 1e3        // hose volume (m^3)
+#define HY_MAX_AREA 1e3          // cylinder area (m^2)
+#define HY_MAX_CV 1.0            // flow coefficient (m^3/(s sqrt(Pa)), valves per volt)
+#define HY_MAX_VOLTAGE 1e3       // magnitude of a spool position (V)
+#define HY_MAX_COEFFICIENT 1e15  // viscous and end-damper coefficients (N s/m, N/m)
+#define HY_MAX_ITERATIONS 1000000  // solver max_iterations
+#define HY_MAX_CUTS 40           // solver max_cuts: the smallest step is dt / 2^40
+
 //----- definitions (builder API) -----------------------------------------------------------
 
 // A rigid body. Its frame is fixed to it; the centre of mass and inertia are given in it.
@@ -323,15 +344,45 @@ typedef struct hy_sizes {
 #define HY_PLANE_ROT 37     // rotation body frame -> inertial frame, row-major          3 x 9
 #define HY_PLANE_SIZE 64
 
+// The solver options of hy_option that a model file sets, by their file keys: the index of
+// hy_model.opt_src (gravity is a top-level key, the others are keys of `solver:`).
+typedef enum hy_option_key {
+  HY_OPT_GRAVITY = 0,          // gravity
+  HY_OPT_DT = 1,               // dt
+  HY_OPT_T_END = 2,            // t_end
+  HY_OPT_INTEGRATOR = 3,       // integrator
+  HY_OPT_FORMULATION = 4,      // formulation
+  HY_OPT_TANGENT = 5,          // tangent
+  HY_OPT_PENALTY = 6,          // penalty
+  HY_OPT_TOL_POS = 7,          // tol_position
+  HY_OPT_TOL_P = 8,            // tol_pressure
+  HY_OPT_MAX_ITER = 9,         // max_iterations
+  HY_OPT_REUSE_TANGENT = 10,   // reuse_tangent
+  HY_OPT_PARTITION_RCOND = 11, // partition_rcond
+  HY_OPT_STRICT_STEPS = 12,    // strict_steps
+  HY_OPT_MAX_CUTS = 13,        // max_cuts
+  HY_OPT_ERROR_CONTROL = 14,   // error_control
+  HY_OPT_ERROR_TOL_POS = 15,   // error_tol_position
+  HY_OPT_ERROR_TOL_P = 16,     // error_tol_pressure
+  HY_OPT_MAX_MEMORY = 17,      // max_memory
+  HY_OPT_COUNT                 // number of keys (not one)
+} hy_option_key;
+
 // The model arrays, listed once: X(type, name, count) with count an expression of `sz` (a
 // hy_sizes). Allocation and copying are generated from this list. Bodies are numbered parents
 // first; joint j attaches body j to body_parent[j] and owns coordinate jnt_zadr[j].
+// The *_src arrays hold where each element is defined in the model file (hy_srcpos: 0 for a
+// definition made in code), so that hy_model_check and the engine can point at it. opt_src[k]
+// is where option k (hy_option_key) is given; it stands only while that option of opt still
+// holds its value in opt0, the options when the model was compiled: an option changed later
+// (by the command line, say) no longer comes from the file.
 #define HY_MODEL_ARRAYS(X)                                                              \
   X(char, body_name, sz.nbody * HY_NAME_MAX)   /* body names */                         \
   X(int, body_parent, sz.nbody)                /* parent body, -1 = ground */           \
   X(double, body_mass, sz.nbody)               /* kg */                                 \
   X(double, body_com, sz.nbody * 3)            /* centre of mass, body frame (m) */     \
   X(double, body_inertia, sz.nbody * 9)        /* about the com, body frame (kg m^2) */ \
+  X(hy_srcpos, body_src, sz.nbody)             /* where it is defined in the file */    \
   X(char, jnt_name, sz.nbody * HY_NAME_MAX)    /* joint names */                        \
   X(int, jnt_type, sz.nbody)                   /* hy_joint_type */                      \
   X(int, jnt_zadr, sz.nbody)                   /* index of the joint's coordinate */    \
@@ -342,6 +393,7 @@ typedef struct hy_sizes {
   X(double, jnt_crot, sz.nbody * 9)            /* child frame -> parent frame at z=0 */ \
   X(int, jnt_indep, sz.nbody)                  /* 1 = start as independent coordinate */ \
   X(int, jnt_shape, sz.nbody)                  /* HY_JNT_* bits for fast kinematics */   \
+  X(hy_srcpos, jnt_src, sz.nbody)              /* where it is defined in the file */    \
   X(double, body_plane, sz.nbody * HY_PLANE_SIZE) /* planar: HY_PLANE_* records */      \
   X(int, plane_xy, 1)                          /* planar: 1 = normal +-z (x-y plane) */ \
   X(double, z0, sz.nz)                         /* initial coordinates (rad or m) */     \
@@ -350,17 +402,20 @@ typedef struct hy_sizes {
   X(int, mrk_body, sz.nmrk)                    /* body, -1 = ground */                  \
   X(double, mrk_point, sz.nmrk * 3)            /* point in the body frame (m) */        \
   X(double, mrk_plane, sz.nmrk * 9)            /* planar: point as h, q, w */           \
+  X(hy_srcpos, mrk_src, sz.nmrk)               /* where it is defined in the file */    \
   X(char, sig_name, sz.nsig * HY_NAME_MAX)     /* signal names */                       \
   X(int, sig_interp, sz.nsig)                  /* hy_interp */                          \
   X(int, sig_adr, sz.nsig)                     /* first point in sig_t/sig_value */     \
   X(int, sig_npoint, sz.nsig)                  /* number of points */                   \
   X(double, sig_t, sz.nsigpt)                  /* s */                                  \
   X(double, sig_value, sz.nsigpt)              /* signal units */                       \
+  X(hy_srcpos, sig_src, sz.nsig)               /* where it is defined in the file */    \
   X(char, load_name, sz.nload * HY_NAME_MAX)   /* load names */                         \
   X(int, load_type, sz.nload)                  /* hy_load_type */                       \
   X(int, load_mrk, sz.nload)                   /* marker */                             \
   X(int, load_sig, sz.nload)                   /* scaling signal, -1 = none */          \
   X(double, load_vector, sz.nload * 3)         /* N or N m, inertial frame */           \
+  X(hy_srcpos, load_src, sz.nload)             /* where it is defined in the file */    \
   X(char, cut_name, sz.ncut * HY_NAME_MAX)     /* cut joint names */                    \
   X(int, cut_type, sz.ncut)                    /* hy_cut_type */                        \
   X(int, cut_mrk_a, sz.ncut)                   /* marker on body A */                   \
@@ -371,6 +426,7 @@ typedef struct hy_sizes {
   X(double, cut_up_b, sz.ncut * 3)             /* unit, perpendicular to axis_b */      \
   X(int, cut_eqadr, sz.ncut)                   /* first equation in Phi */              \
   X(int, cut_neq, sz.ncut)                     /* number of equations */                \
+  X(hy_srcpos, cut_src, sz.ncut)               /* where it is defined in the file */    \
   X(char, frc_name, sz.nfrc * HY_NAME_MAX)     /* force element names */                \
   X(int, frc_type, sz.nfrc)                    /* hy_force_type */                      \
   X(int, frc_mrk_a, sz.nfrc)                   /* marker a */                           \
@@ -379,25 +435,28 @@ typedef struct hy_sizes {
   X(int, frc_equilibrium, sz.nfrc)             /* 1 = computed static force */          \
   X(int, frc_sig, sz.nfrc)                     /* scaling signal, -1 = none */          \
   X(int, frc_cyl, sz.nfrc)                     /* cylinder of a cylinder element, or -1 */ \
-  X(hy_srcpos, frc_pos, sz.nfrc)               /* where it is defined in the file */    \
+  X(hy_srcpos, frc_src, sz.nfrc)               /* where it is defined in the file */    \
   X(char, circ_name, sz.ncirc * HY_NAME_MAX)   /* circuit names */                      \
   X(double, circ_B_oil, sz.ncirc)              /* oil bulk modulus B0 (Pa) */           \
   X(int, circ_law, sz.ncirc)                   /* hy_bulk_law */                        \
   X(double, circ_law_k, sz.ncirc)              /* dB/dp of the linear law (-) */        \
   X(int, circ_laminar, sz.ncirc)               /* hy_laminar */                         \
+  X(hy_srcpos, circ_src, sz.ncirc)             /* where it is defined in the file */    \
   X(char, vol_name, sz.nvol * HY_NAME_MAX)     /* volume names */                       \
   X(int, vol_circ, sz.nvol)                    /* circuit */                            \
   X(double, vol_hose, sz.nvol)                 /* hose and pipe volume (m^3) */         \
   X(double, vol_B_hose, sz.nvol)               /* container modulus of the hoses (Pa) */ \
   X(double, vol_p0, sz.nvol)                   /* initial pressure (Pa); NaN = derived */ \
-  X(hy_srcpos, vol_pos, sz.nvol)               /* where it is defined in the file */    \
+  X(hy_srcpos, vol_src, sz.nvol)               /* where it is defined in the file */    \
   X(char, src_name, sz.nsrc * HY_NAME_MAX)     /* fixed-pressure node names */          \
   X(double, src_p, sz.nsrc)                    /* pressure (Pa) */                      \
   X(int, src_sig, sz.nsrc)                     /* scaling signal, -1 = none */          \
+  X(hy_srcpos, src_src, sz.nsrc)               /* where it is defined in the file */    \
   X(char, orf_name, sz.norf * HY_NAME_MAX)     /* throttle names */                     \
   X(int, orf_node, sz.norf * 2)                /* from, to: node (volume, or nvol+source) */ \
   X(double, orf_cv, sz.norf)                   /* flow coefficient (m^3/(s sqrt(Pa))) */ \
   X(double, orf_dp_lim, sz.norf)               /* laminar limit (Pa) */                 \
+  X(hy_srcpos, orf_src, sz.norf)               /* where it is defined in the file */    \
   X(char, vlv_name, sz.nvlv * HY_NAME_MAX)     /* directional valve names */            \
   X(int, vlv_node, sz.nvlv * 4)                /* ports P, T, A, B: nodes */            \
   X(double, vlv_cv, sz.nvlv)                   /* m^3/(s V sqrt(Pa)), per metering path */ \
@@ -405,6 +464,7 @@ typedef struct hy_sizes {
   X(double, vlv_dp_lim, sz.nvlv)               /* laminar limit (Pa) */                 \
   X(double, vlv_U0, sz.nvlv)                   /* initial spool position (V) */         \
   X(int, vlv_sig, sz.nvlv)                     /* reference signal U_ref (V), -1 = 0 */ \
+  X(hy_srcpos, vlv_src, sz.nvlv)               /* where it is defined in the file */    \
   X(char, pvl_name, sz.npvl * HY_NAME_MAX)     /* check and relief valve names */       \
   X(int, pvl_kind, sz.npvl)                    /* hy_pressure_valve_kind */             \
   X(int, pvl_node, sz.npvl * 2)                /* from, to: nodes; flow only from -> to */ \
@@ -412,6 +472,7 @@ typedef struct hy_sizes {
   X(double, pvl_p_crack, sz.npvl)              /* dp at which it starts to open (Pa) */ \
   X(double, pvl_p_open, sz.npvl)               /* further dp until fully open (Pa) */   \
   X(double, pvl_dp_lim, sz.npvl)               /* laminar limit (Pa) */                 \
+  X(hy_srcpos, pvl_src, sz.npvl)               /* where it is defined in the file */    \
   X(int, cyl_frc, sz.ncyl)                     /* its force element */                  \
   X(int, cyl_vol_a, sz.ncyl)                   /* piston-side volume */                 \
   X(int, cyl_vol_b, sz.ncyl)                   /* rod-side volume */                    \
@@ -424,7 +485,10 @@ typedef struct hy_sizes {
   X(double, cyl_kd, sz.ncyl)                   /* end damper stiffness (N/m) */         \
   X(double, cyl_cd, sz.ncyl)                   /* end damper damping (N s/m) */         \
   X(double, cyl_ld, sz.ncyl)                   /* end damper length (m), 0 = none */    \
-  X(int, cyl_init, sz.ncyl)                    /* hy_cyl_init */
+  X(int, cyl_init, sz.ncyl)                    /* hy_cyl_init */                        \
+  X(hy_srcpos, cyl_src, sz.ncyl)               /* where it is defined in the file */    \
+  X(hy_srcpos, opt_src, HY_OPT_COUNT)          /* where option k is given, see below */ \
+  X(hy_option, opt0, 1)                        /* opt as compiled, see below */
 
 // The compiled model: immutable while stepping; the engine receives `const hy_model*`.
 typedef struct hy_model {
@@ -442,13 +506,27 @@ typedef struct hy_model {
 #define HY_MODEL_FIELD_(type, name, count) type* name;
   HY_MODEL_ARRAYS(HY_MODEL_FIELD_)
 #undef HY_MODEL_FIELD_
+  // Former names of frc_src and vol_src (the same arrays), kept while code still uses them.
+  hy_srcpos* frc_pos;
+  hy_srcpos* vol_pos;
   void* buffer_;  // the single allocation behind the arrays
 } hy_model;
 
-// Validates the spec and builds the flat model: resolves names, orders bodies parents first,
-// assigns coordinates, computes the joint reference rotations. Errors carry the position of the
-// offending definition. Nullable: err.
+// Builds the flat model from the spec: resolves names and references, orders bodies parents
+// first, assigns coordinates, then checks the values with hy_model_check before it derives
+// anything from them (unit axes, the joint reference rotations, planar records). Returns HY_OK,
+// HY_ERR_MODEL with the message and the position of the offending definition, HY_ERR_NOMEM or
+// HY_ERR_ARG for NULL arguments. Nullable: err.
 HY_API hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err);
+// Checks the values of a compiled model, however it was built: finite numbers within the ranges
+// of docs/model-format.md (masses, lengths, inertias, coordinates, loads), physical inertia
+// tensors, finite non-zero axes, hydraulic parameters and initial pressures, signal tables and
+// every solver option of m->opt, which a caller may have changed since compiling. Returns HY_OK,
+// HY_ERR_ARG for a NULL model, or HY_ERR_MODEL for the first violation, with a message naming
+// the element, the value and its range, and the position of the element's definition in the
+// model file when it has one (for an option: where the file gives it, while opt still holds
+// that value). Nullable: err.
+HY_API hy_status hy_model_check(const hy_model* m, hy_error* err);
 HY_API void hy_model_free(hy_model* m);
 // Deep copy.
 HY_API hy_status hy_model_copy(const hy_model* m, hy_model** out);

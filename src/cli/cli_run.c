@@ -328,8 +328,13 @@ static void default_csv_path(const hy_model* m, const char* fallback, char* buf,
 static void apply_options(const run_args* a, hy_model* m) {
   if (a->has_t_end) m->opt.t_end = a->t_end;
   if (a->has_dt) m->opt.dt = a->dt;
+  if (a->has_formulation) {
+    m->opt.formulation = a->formulation;
+    // the model file's integrator was chosen for its own formulation: with another one given
+    // here and no integrator, hydyn chooses (penalty and double-step take no explicit method)
+    if (!a->has_integrator) m->opt.integrator = HY_INTEG_AUTO;
+  }
   if (a->has_integrator) m->opt.integrator = a->integrator;
-  if (a->has_formulation) m->opt.formulation = a->formulation;
   if (a->has_tangent) m->opt.tangent = a->tangent;
   if (a->has_penalty) m->opt.penalty = a->penalty;
   if (a->has_tol) m->opt.tol_pos = a->tol;

@@ -51,9 +51,16 @@ struct hy_spec {
   hy_cylinder_def* cylinders;
   int ncylinder, cap_cylinder;
   hy_planar planar;  // HY_PLANAR_AUTO unless set by hy_spec_set_planar
+  hy_srcpos opt_src[HY_OPT_COUNT];  // where the model file gives each option (0 = not given)
 };
 
 // Allocates the arrays of a model of the given sizes in one buffer (zeroed).
 hy_status hy_model_alloc(const hy_sizes* sz, hy_model** out);
+
+// The unit vector along v in out. Any finite non-zero v works: where its squared norm would
+// overflow or underflow, v is first divided by its largest component; elsewhere the result has
+// the bits of plain normalization. Returns 0 (out unchanged) when a component of v is not
+// finite, or v is zero.
+int hy_model_unit3(double out[3], const double v[3]);
 
 #endif  // HYDYN_SRC_MODEL_MODEL_H_

@@ -1,4 +1,6 @@
-// Compiler from the editable spec to the flat model: name resolution, tree ordering, validation.
+// Compiler from the editable spec to the flat model: name resolution, tree ordering, the
+// structural rules (names, references, duplicates, the tree, hydraulic connections), then the
+// values checked by hy_model_check (model_check.c) before anything is derived from them.
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,11 +34,13 @@ hy_status hy_model_alloc(const hy_sizes* szp, hy_model** out) {
   m->buffer_ = buf;
   const hy_sizes sz = *szp;
   size_t off = 0;
-#define HY_POINT_(type, name, count)           \
-  m->name = (type*)(void*)(buf + off);         \
+#define HY_POINT_(type, name, count)   \
+  m->name = (type*)(void*)(buf + off); \
   off += round8(sizeof(type) * (size_t)(count));
   HY_MODEL_ARRAYS(HY_POINT_)
 #undef HY_POINT_
+  m->frc_pos = m->frc_src;
+  m->vol_pos = m->vol_src;
   *out = m;
   return HY_OK;
 }
@@ -113,41 +117,14 @@ int hy_model_cylinder(const hy_model* m, const char* name) {
   return f < 0 ? -1 : m->frc_cyl[f];
 }
 
-double hy_signal_eval(const hy_model* m, int sig, double t) {
-  const int n = m->sig_npoint[sig];
-  const double* ts = m->sig_t + m->sig_adr[sig];
-  const double* vs = m->sig_value + m->sig_adr[sig];
-  if (t <= ts[0]) return vs[0];
-  if (t >= ts[n - 1]) return vs[n - 1];
-  // binary search for the interval [ts[lo], ts[lo+1]) holding t (unsigned: the halving is then
-  // a plain shift, and the hydraulics evaluate spool signals on every Newton iteration)
-  unsigned lo = 0, hi = (unsigned)n - 1;
-  while (hi - lo > 1) {
-    const unsigned mid = (lo + hi) / 2;
-    if (ts[mid] <= t) {
-      lo = mid;
-    } else {
-      hi = mid;
-    }
-  }
-  if (m->sig_interp[sig] == HY_INTERP_STEP) return vs[lo];
-  double w = (t - ts[lo]) / (ts[lo + 1] - ts[lo]);
-  return vs[lo] + w * (vs[lo + 1] - vs[lo]);
-}
-
 //----- compilation ---------------------------------------------------------------------------
 
-static hy_status fail_at(hy_error* err, const hy_spec* s, hy_srcpos pos, hy_status code,
-                         const char* msg) {
-  return hy_error_set_src(err, code, s->path, pos.line, pos.col, "%s", msg);
-}
-
-#define FAILF(pos, ...)                                               \
-  do {                                                                \
-    char msg_[400];                                                   \
-    snprintf(msg_, sizeof msg_, __VA_ARGS__);                         \
-    status = fail_at(err, s, (pos), HY_ERR_MODEL, msg_);              \
-    goto done;                                                        \
+// A structural error at `pos`, returned at once.
+#define FAIL(pos, ...)                                                                      \
+  do {                                                                                      \
+    char msg_[400];                                                                         \
+    snprintf(msg_, sizeof msg_, __VA_ARGS__);                                               \
+    return hy_error_set_src(err, HY_ERR_MODEL, s->path, (pos).line, (pos).col, "%s", msg_); \
   } while (0)
 
 static int spec_body(const hy_spec* s, const char* name) {
@@ -198,35 +175,157 @@ static int cut_equations(hy_cut_type type, int planar) {
   return type == HY_CUT_SPHERICAL ? 3 : 5;
 }
 
-static int finite3(const double v[3]) {
-  return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]);
+//----- the tree ------------------------------------------------------------------------------
+
+// Body and joint names, and the tree: each body the child of exactly one joint, hanging from
+// ground. Fills joint_of (spec body -> spec joint), order (compiled index -> spec body) and
+// new_of (spec body -> compiled index), parents first.
+static hy_status check_tree(const hy_spec* s, hy_error* err, int* joint_of, int* order,
+                            int* new_of) {
+  const int nb = s->nbody;
+  for (int i = 0; i < nb; i++) {
+    const hy_body_def* b = &s->bodies[i];
+    if (b->name[0] == 0) FAIL(b->pos, "body %d has no name", i);
+    if (strcmp(b->name, "ground") == 0) FAIL(b->pos, "'ground' is reserved for the inertial frame");
+    if (spec_body(s, b->name) != i) FAIL(b->pos, "duplicate body name '%s'", b->name);
+    joint_of[i] = -1;
+  }
+  for (int j = 0; j < s->njoint; j++) {
+    const hy_joint_def* jd = &s->joints[j];
+    if (jd->name[0] == 0) FAIL(jd->pos, "joint %d has no name", j);
+    for (int k = 0; k < j; k++) {
+      if (strcmp(s->joints[k].name, jd->name) == 0) {
+        FAIL(jd->pos, "duplicate joint name '%s'", jd->name);
+      }
+    }
+    int c = spec_body(s, jd->child);
+    if (c < 0) FAIL(jd->pos, "joint '%s': child body '%s' does not exist", jd->name, jd->child);
+    if (strcmp(jd->parent, "ground") != 0 && spec_body(s, jd->parent) < 0) {
+      FAIL(jd->pos, "joint '%s': parent body '%s' does not exist", jd->name, jd->parent);
+    }
+    if (strcmp(jd->parent, jd->child) == 0) {
+      FAIL(jd->pos, "joint '%s': a body cannot be its own parent", jd->name);
+    }
+    if (joint_of[c] >= 0) {
+      FAIL(jd->pos,
+           "body '%s' is already the child of joint '%s' (a tree gives each body one parent "
+           "joint; closed loops need cut joints)",
+           jd->child, s->joints[joint_of[c]].name);
+    }
+    joint_of[c] = j;
+  }
+  for (int i = 0; i < nb; i++) {
+    if (joint_of[i] < 0) {
+      FAIL(s->bodies[i].pos, "body '%s' is not attached: no joint has it as child",
+           s->bodies[i].name);
+    }
+  }
+
+  // order bodies parents first: repeatedly take bodies whose parent is already placed
+  for (int i = 0; i < nb; i++) new_of[i] = -1;
+  int placed = 0;
+  for (int pass = 0; pass < nb && placed < nb; pass++) {
+    for (int i = 0; i < nb; i++) {
+      if (new_of[i] >= 0) continue;
+      const char* parent = s->joints[joint_of[i]].parent;
+      int p = strcmp(parent, "ground") == 0 ? -1 : spec_body(s, parent);
+      if (p < 0 || new_of[p] >= 0) {
+        new_of[i] = placed;
+        order[placed++] = i;
+      }
+    }
+  }
+  for (int i = 0; i < nb && placed < nb; i++) {
+    if (new_of[i] < 0) {
+      const hy_joint_def* jd = &s->joints[joint_of[i]];
+      FAIL(jd->pos,
+           "joint '%s' closes a cycle of joints not connected to ground (a tree must hang from "
+           "ground)",
+           jd->name);
+    }
+  }
+  return HY_OK;
 }
 
-// A physical inertia tensor is symmetric with non-negative principal moments that satisfy the
-// triangle inequality; checked here through the diagonal, symmetry and positive
-// semi-definiteness of the leading minors (with a tolerance for rounding in the file).
-static int inertia_ok(const double J[9]) {
-  double scale = fabs(J[0]) + fabs(J[4]) + fabs(J[8]);
-  double tol = 1e-9 * (scale > 0 ? scale : 1.0);
-  for (int i = 0; i < 9; i++) {
-    if (!isfinite(J[i])) return 0;
+//----- markers, signals, loads, cut joints, force elements -----------------------------------
+
+static hy_status check_references(const hy_spec* s, hy_error* err) {
+  for (int k = 0; k < s->nmarker; k++) {
+    const hy_marker_def* md = &s->markers[k];
+    if (md->name[0] == 0) FAIL(md->pos, "marker %d has no name", k);
+    for (int q = 0; q < k; q++) {
+      if (strcmp(s->markers[q].name, md->name) == 0) {
+        FAIL(md->pos, "duplicate marker name '%s'", md->name);
+      }
+    }
+    if (strcmp(md->body, "ground") != 0 && spec_body(s, md->body) < 0) {
+      FAIL(md->pos, "marker '%s': body '%s' does not exist", md->name, md->body);
+    }
   }
-  if (fabs(J[1] - J[3]) > tol || fabs(J[2] - J[6]) > tol || fabs(J[5] - J[7]) > tol) return 0;
-  if (J[0] < -tol || J[4] < -tol || J[8] < -tol) return 0;
-  if (J[0] * J[4] - J[1] * J[3] < -tol * scale) return 0;
-  if (hy_m3_det(J) < -tol * scale * scale) return 0;
-  return 1;
+  for (int k = 0; k < s->nsignal; k++) {
+    const hy_signal_def* sd = &s->signals[k];
+    if (sd->name[0] == 0) FAIL(sd->pos, "signal %d has no name", k);
+    for (int q = 0; q < k; q++) {
+      if (strcmp(s->signals[q].name, sd->name) == 0) {
+        FAIL(sd->pos, "duplicate signal name '%s'", sd->name);
+      }
+    }
+  }
+  for (int k = 0; k < s->nload; k++) {
+    const hy_load_def* ld = &s->loads[k];
+    if (spec_marker(s, ld->marker) < 0) {
+      FAIL(ld->pos, "load '%s': marker '%s' does not exist", ld->name, ld->marker);
+    }
+    if (ld->signal[0] && spec_signal(s, ld->signal) < 0) {
+      FAIL(ld->pos, "load '%s': signal '%s' does not exist", ld->name, ld->signal);
+    }
+  }
+  for (int k = 0; k < s->ncut; k++) {
+    const hy_cut_def* cd = &s->cuts[k];
+    if (cd->name[0] == 0) FAIL(cd->pos, "cut joint %d has no name", k);
+    for (int q = 0; q < k; q++) {
+      if (strcmp(s->cuts[q].name, cd->name) == 0) {
+        FAIL(cd->pos, "duplicate cut joint name '%s'", cd->name);
+      }
+    }
+    int ma = spec_marker(s, cd->marker_a), mb = spec_marker(s, cd->marker_b);
+    if (ma < 0 || mb < 0) {
+      FAIL(cd->pos, "cut joint '%s': marker '%s' does not exist", cd->name,
+           ma < 0 ? cd->marker_a : cd->marker_b);
+    }
+    if (marker_body(s, ma) == marker_body(s, mb)) {
+      FAIL(cd->pos,
+           "cut joint '%s': markers '%s' and '%s' are both on '%s' (a cut joint connects two "
+           "different bodies, or a body and ground)",
+           cd->name, cd->marker_a, cd->marker_b, s->markers[ma].body);
+    }
+  }
+  for (int k = 0; k < s->nforce; k++) {
+    const hy_force_def* fd = &s->forces[k];
+    if (fd->name[0] == 0) FAIL(fd->pos, "force %d has no name", k);
+    for (int q = 0; q < k; q++) {
+      if (strcmp(s->forces[q].name, fd->name) == 0) {
+        FAIL(fd->pos, "duplicate force name '%s'", fd->name);
+      }
+    }
+    if (spec_marker(s, fd->marker_a) < 0) {
+      FAIL(fd->pos, "force '%s': marker '%s' does not exist", fd->name, fd->marker_a);
+    }
+    if (spec_marker(s, fd->marker_b) < 0) {
+      FAIL(fd->pos, "force '%s': marker '%s' does not exist", fd->name, fd->marker_b);
+    }
+    if (strcmp(fd->marker_a, fd->marker_b) == 0) {
+      FAIL(fd->pos, "force '%s': marker_a and marker_b are the same marker '%s'", fd->name,
+           fd->marker_a);
+    }
+    if (fd->signal[0] && spec_signal(s, fd->signal) < 0) {
+      FAIL(fd->pos, "force '%s': signal '%s' does not exist", fd->name, fd->signal);
+    }
+  }
+  return HY_OK;
 }
 
 //----- hydraulics ----------------------------------------------------------------------------
-
-// A hydraulic model error at `pos`, returned at once (the hydraulic checks own nothing).
-#define HFAIL(pos, ...)                                \
-  do {                                                 \
-    char msg_[400];                                    \
-    snprintf(msg_, sizeof msg_, __VA_ARGS__);          \
-    return fail_at(err, s, (pos), HY_ERR_MODEL, msg_); \
-  } while (0)
 
 static int spec_circuit(const hy_spec* s, const char* name) {
   for (int i = 0; i < s->ncircuit; i++) {
@@ -289,9 +388,6 @@ static int hyd_name_taken(const hy_spec* s, const char* name, int kind, int inde
   return 0;
 }
 
-static int finite_nonneg(double x) { return isfinite(x) && x >= 0; }
-static int finite_pos(double x) { return isfinite(x) && x > 0; }
-
 // Resolves one port of a throttle or valve: *node gets the node, and the circuits of all
 // ports must agree (*circ is -1 until the first port sets it).
 static hy_status hyd_port(const hy_spec* s, hy_error* err, hy_srcpos pos, const char* kind,
@@ -299,103 +395,70 @@ static hy_status hyd_port(const hy_spec* s, hy_error* err, hy_srcpos pos, const 
                           int* circ) {
   *node = spec_node(s, name);
   if (*node < 0) {
-    HFAIL(pos, "%s '%s': %s '%s' is not a volume or source of the hydraulics", kind, elem, port,
-          name);
+    FAIL(pos, "%s '%s': %s '%s' is not a volume or source of the hydraulics", kind, elem, port,
+         name);
   }
   const int c = node_circuit(s, *node);
   if (*circ >= 0 && c != *circ) {
-    HFAIL(pos, "%s '%s': %s '%s' belongs to circuit '%s', the other ports to circuit '%s'", kind,
-          elem, port, name, s->circuits[c].name, s->circuits[*circ].name);
+    FAIL(pos, "%s '%s': %s '%s' belongs to circuit '%s', the other ports to circuit '%s'", kind,
+         elem, port, name, s->circuits[c].name, s->circuits[*circ].name);
   }
   *circ = c;
   return HY_OK;
 }
 
-// Validates the hydraulic definitions (names, references, ranges, connectivity) with the
-// position of the offending definition.
+// The structure of the hydraulic definitions: names, references, ports, connectivity (their
+// values are hy_model_check's).
 static hy_status hyd_check(const hy_spec* s, hy_error* err) {
   for (int i = 0; i < s->ncircuit; i++) {
     const hy_circuit_def* c = &s->circuits[i];
-    if (c->name[0] == 0) HFAIL(c->pos, "circuit %d has no name", i);
-    if (spec_circuit(s, c->name) != i) HFAIL(c->pos, "duplicate circuit name '%s'", c->name);
-    if (!finite_pos(c->B_oil)) {
-      HFAIL(c->pos, "circuit '%s': the oil bulk modulus must be positive (Pa), got %g", c->name,
-            c->B_oil);
-    }
-    if (c->law != HY_BULK_CONSTANT && c->law != HY_BULK_LINEAR) {
-      HFAIL(c->pos, "circuit '%s': unknown bulk modulus law %d", c->name, (int)c->law);
-    }
-    if (!finite_nonneg(c->law_k)) {
-      HFAIL(c->pos, "circuit '%s': k of the linear bulk modulus law must be >= 0, got %g", c->name,
-            c->law_k);
-    }
-    if (c->laminar != HY_LAMINAR_CUBIC && c->laminar != HY_LAMINAR_LINEAR) {
-      HFAIL(c->pos, "circuit '%s': unknown laminar law %d", c->name, (int)c->laminar);
-    }
+    if (c->name[0] == 0) FAIL(c->pos, "circuit %d has no name", i);
+    if (spec_circuit(s, c->name) != i) FAIL(c->pos, "duplicate circuit name '%s'", c->name);
   }
   const char* what;
   for (int i = 0; i < s->nvolume; i++) {
     const hy_volume_def* v = &s->volumes[i];
-    if (v->name[0] == 0) HFAIL(v->pos, "volume %d has no name", i);
+    if (v->name[0] == 0) FAIL(v->pos, "volume %d has no name", i);
     if (hyd_name_taken(s, v->name, 0, i, &what)) {
-      HFAIL(v->pos, "volume '%s': the name is already used by a %s", v->name, what);
+      FAIL(v->pos, "volume '%s': the name is already used by a %s", v->name, what);
     }
     if (spec_circuit(s, v->circuit) < 0) {
-      HFAIL(v->pos, "volume '%s': circuit '%s' does not exist", v->name, v->circuit);
-    }
-    if (!finite_nonneg(v->hose_volume)) {
-      HFAIL(v->pos, "volume '%s': hose volume must be >= 0 (m^3), got %g", v->name, v->hose_volume);
-    }
-    if (v->hose_volume > 0 ? !finite_pos(v->hose_bulk_modulus)
-                           : !finite_nonneg(v->hose_bulk_modulus)) {
-      HFAIL(v->pos, "volume '%s': the hose bulk modulus must be positive (Pa), got %g", v->name,
-            v->hose_bulk_modulus);
-    }
-    if (!isnan(v->p0) && !isfinite(v->p0)) {
-      HFAIL(v->pos, "volume '%s': initial pressure must be finite (or NaN: derived)", v->name);
+      FAIL(v->pos, "volume '%s': circuit '%s' does not exist", v->name, v->circuit);
     }
   }
   for (int i = 0; i < s->nsource; i++) {
     const hy_source_def* p = &s->sources[i];
-    if (p->name[0] == 0) HFAIL(p->pos, "source %d has no name", i);
+    if (p->name[0] == 0) FAIL(p->pos, "source %d has no name", i);
     if (hyd_name_taken(s, p->name, 1, i, &what)) {
-      HFAIL(p->pos, "source '%s': the name is already used by a %s", p->name, what);
+      FAIL(p->pos, "source '%s': the name is already used by a %s", p->name, what);
     }
     if (spec_circuit(s, p->circuit) < 0) {
-      HFAIL(p->pos, "source '%s': circuit '%s' does not exist", p->name, p->circuit);
+      FAIL(p->pos, "source '%s': circuit '%s' does not exist", p->name, p->circuit);
     }
-    if (!isfinite(p->pressure)) HFAIL(p->pos, "source '%s': pressure must be finite", p->name);
     if (p->signal[0] && spec_signal(s, p->signal) < 0) {
-      HFAIL(p->pos, "source '%s': signal '%s' does not exist", p->name, p->signal);
+      FAIL(p->pos, "source '%s': signal '%s' does not exist", p->name, p->signal);
     }
   }
   for (int i = 0; i < s->nthrottle; i++) {
     const hy_throttle_def* t = &s->throttles[i];
-    if (t->name[0] == 0) HFAIL(t->pos, "throttle %d has no name", i);
+    if (t->name[0] == 0) FAIL(t->pos, "throttle %d has no name", i);
     if (hyd_name_taken(s, t->name, 2, i, &what)) {
-      HFAIL(t->pos, "throttle '%s': the name is already used by a %s", t->name, what);
+      FAIL(t->pos, "throttle '%s': the name is already used by a %s", t->name, what);
     }
     int a, b, circ = -1;
     HY_TRY(hyd_port(s, err, t->pos, "throttle", t->name, "from", t->from, &a, &circ));
     HY_TRY(hyd_port(s, err, t->pos, "throttle", t->name, "to", t->to, &b, &circ));
-    if (a == b) HFAIL(t->pos, "throttle '%s': from and to are the same node '%s'", t->name, t->to);
+    if (a == b) FAIL(t->pos, "throttle '%s': from and to are the same node '%s'", t->name, t->to);
     if (a >= s->nvolume && b >= s->nvolume) {
-      HFAIL(t->pos, "throttle '%s': connects two sources ('%s', '%s'); one end must be a volume",
-            t->name, t->from, t->to);
-    }
-    if (!finite_pos(t->cv)) {
-      HFAIL(t->pos, "throttle '%s': cv must be positive (m^3/(s sqrt(Pa))), got %g", t->name,
-            t->cv);
-    }
-    if (!finite_pos(t->dp_lim)) {
-      HFAIL(t->pos, "throttle '%s': dp_lim must be positive (Pa), got %g", t->name, t->dp_lim);
+      FAIL(t->pos, "throttle '%s': connects two sources ('%s', '%s'); one end must be a volume",
+           t->name, t->from, t->to);
     }
   }
   for (int i = 0; i < s->nvalve; i++) {
     const hy_valve_def* v = &s->valves[i];
-    if (v->name[0] == 0) HFAIL(v->pos, "valve %d has no name", i);
+    if (v->name[0] == 0) FAIL(v->pos, "valve %d has no name", i);
     if (hyd_name_taken(s, v->name, 3, i, &what)) {
-      HFAIL(v->pos, "valve '%s': the name is already used by a %s", v->name, what);
+      FAIL(v->pos, "valve '%s': the name is already used by a %s", v->name, what);
     }
     const char* names[4] = {v->P, v->T, v->A, v->B};
     static const char* const ports[4] = {"port P", "port T", "port A", "port B"};
@@ -405,145 +468,79 @@ static hy_status hyd_check(const hy_spec* s, hy_error* err) {
       nvol += node[k] < s->nvolume;
       for (int q = 0; q < k; q++) {
         if (node[q] == node[k]) {
-          HFAIL(v->pos,
-                "valve '%s': %s and %s are the same node '%s' (the four ports must "
-                "differ)",
-                v->name, ports[q], ports[k], names[k]);
+          FAIL(v->pos,
+               "valve '%s': %s and %s are the same node '%s' (the four ports must "
+               "differ)",
+               v->name, ports[q], ports[k], names[k]);
         }
       }
     }
-    if (nvol == 0) HFAIL(v->pos, "valve '%s': no port is a volume", v->name);
-    if (!finite_pos(v->cv)) {
-      HFAIL(v->pos, "valve '%s': cv must be positive (m^3/(s V sqrt(Pa))), got %g", v->name, v->cv);
-    }
-    if (!finite_pos(v->tau)) {
-      HFAIL(v->pos, "valve '%s': tau must be positive (s), got %g", v->name, v->tau);
-    }
-    if (!finite_pos(v->dp_lim)) {
-      HFAIL(v->pos, "valve '%s': dp_lim must be positive (Pa), got %g", v->name, v->dp_lim);
-    }
-    if (!isfinite(v->U0)) HFAIL(v->pos, "valve '%s': U0 must be finite", v->name);
+    if (nvol == 0) FAIL(v->pos, "valve '%s': no port is a volume", v->name);
     if (v->signal[0] && spec_signal(s, v->signal) < 0) {
-      HFAIL(v->pos, "valve '%s': signal '%s' does not exist", v->name, v->signal);
+      FAIL(v->pos, "valve '%s': signal '%s' does not exist", v->name, v->signal);
     }
   }
   for (int i = 0; i < s->npvalve; i++) {
     const hy_pressure_valve_spec* v = &s->pvalves[i];
     const char* kind = pvalve_kind_name(v->kind);
-    const int relief = v->kind == HY_PRESSURE_VALVE_RELIEF;
-    if (v->kind != HY_PRESSURE_VALVE_CHECK && !relief) {
-      HFAIL(v->pos, "pressure valve '%s': unknown kind %d", v->name, (int)v->kind);
-    }
-    if (v->name[0] == 0) HFAIL(v->pos, "%s %d has no name", kind, i);
+    if (v->name[0] == 0) FAIL(v->pos, "%s %d has no name", kind, i);
     if (hyd_name_taken(s, v->name, 4, i, &what)) {
-      HFAIL(v->pos, "%s '%s': the name is already used by a %s", kind, v->name, what);
+      FAIL(v->pos, "%s '%s': the name is already used by a %s", kind, v->name, what);
     }
     int a, b, circ = -1;
     HY_TRY(hyd_port(s, err, v->pos, kind, v->name, "from", v->from, &a, &circ));
     HY_TRY(hyd_port(s, err, v->pos, kind, v->name, "to", v->to, &b, &circ));
-    if (a == b) HFAIL(v->pos, "%s '%s': from and to are the same node '%s'", kind, v->name, v->to);
+    if (a == b) FAIL(v->pos, "%s '%s': from and to are the same node '%s'", kind, v->name, v->to);
     if (a >= s->nvolume && b >= s->nvolume) {
-      HFAIL(v->pos, "%s '%s': connects two sources ('%s', '%s'); one end must be a volume", kind,
-            v->name, v->from, v->to);
-    }
-    if (!finite_pos(v->cv)) {
-      HFAIL(v->pos, "%s '%s': cv must be positive (m^3/(s sqrt(Pa))), got %g", kind, v->name,
-            v->cv);
-    }
-    // a relief valve open at dp = 0 would be a throttle; a check valve may crack at once
-    if (relief ? !finite_pos(v->p_crack) : !finite_nonneg(v->p_crack)) {
-      HFAIL(v->pos, "%s '%s': %s must be %s (Pa), got %g", kind, v->name,
-            relief ? "p_set" : "p_crack", relief ? "positive" : ">= 0", v->p_crack);
-    }
-    if (!finite_pos(v->p_open)) {
-      HFAIL(v->pos, "%s '%s': p_open must be positive (Pa), got %g", kind, v->name, v->p_open);
-    }
-    if (!finite_pos(v->dp_lim)) {
-      HFAIL(v->pos, "%s '%s': dp_lim must be positive (Pa), got %g", kind, v->name, v->dp_lim);
+      FAIL(v->pos, "%s '%s': connects two sources ('%s', '%s'); one end must be a volume", kind,
+           v->name, v->from, v->to);
     }
   }
   for (int i = 0; i < s->ncylinder; i++) {
     const hy_cylinder_def* c = &s->cylinders[i];
-    if (c->name[0] == 0) HFAIL(c->pos, "cylinder %d has no name", i);
+    if (c->name[0] == 0) FAIL(c->pos, "cylinder %d has no name", i);
     if (hyd_name_taken(s, c->name, 5, i, &what)) {
-      HFAIL(c->pos, "cylinder '%s': the name is already used by a %s", c->name, what);
+      FAIL(c->pos, "cylinder '%s': the name is already used by a %s", c->name, what);
     }
     for (int k = 0; k < s->nforce; k++) {
       if (strcmp(s->forces[k].name, c->name) == 0) {
-        HFAIL(c->pos,
-              "cylinder '%s': the name is already used by a force element (a cylinder "
-              "is a force element of the same name)",
-              c->name);
+        FAIL(c->pos,
+             "cylinder '%s': the name is already used by a force element (a cylinder "
+             "is a force element of the same name)",
+             c->name);
       }
     }
     if (spec_marker(s, c->marker_a) < 0) {
-      HFAIL(c->pos, "cylinder '%s': marker '%s' does not exist", c->name, c->marker_a);
+      FAIL(c->pos, "cylinder '%s': marker '%s' does not exist", c->name, c->marker_a);
     }
     if (spec_marker(s, c->marker_b) < 0) {
-      HFAIL(c->pos, "cylinder '%s': marker '%s' does not exist", c->name, c->marker_b);
+      FAIL(c->pos, "cylinder '%s': marker '%s' does not exist", c->name, c->marker_b);
     }
     if (strcmp(c->marker_a, c->marker_b) == 0) {
-      HFAIL(c->pos, "cylinder '%s': marker_a and marker_b are the same marker '%s'", c->name,
-            c->marker_a);
+      FAIL(c->pos, "cylinder '%s': marker_a and marker_b are the same marker '%s'", c->name,
+           c->marker_a);
     }
     const char* ch[2] = {c->chamber_a, c->chamber_b};
     for (int k = 0; k < 2; k++) {
       int nd = spec_node(s, ch[k]);
       if (nd < 0) {
-        HFAIL(c->pos, "cylinder '%s': chamber_%c '%s' is not a volume of the hydraulics", c->name,
-              'a' + k, ch[k]);
+        FAIL(c->pos, "cylinder '%s': chamber_%c '%s' is not a volume of the hydraulics", c->name,
+             'a' + k, ch[k]);
       }
       if (nd >= s->nvolume) {
-        HFAIL(c->pos, "cylinder '%s': chamber_%c '%s' is a source; a chamber must be a volume",
-              c->name, 'a' + k, ch[k]);
+        FAIL(c->pos, "cylinder '%s': chamber_%c '%s' is a source; a chamber must be a volume",
+             c->name, 'a' + k, ch[k]);
       }
     }
     if (strcmp(c->chamber_a, c->chamber_b) == 0) {
-      HFAIL(c->pos, "cylinder '%s': chamber_a and chamber_b are the same volume '%s'", c->name,
-            c->chamber_a);
-    }
-    if (!finite_pos(c->area_a) || !finite_pos(c->area_b)) {
-      HFAIL(c->pos, "cylinder '%s': areas must be positive (m^2), got area_a %g, area_b %g",
-            c->name, c->area_a, c->area_b);
-    }
-    if (!finite_pos(c->stroke)) {
-      HFAIL(c->pos, "cylinder '%s': stroke must be positive (m), got %g", c->name, c->stroke);
-    }
-    if (!finite_nonneg(c->dead_length)) {
-      HFAIL(c->pos, "cylinder '%s': dead length must be >= 0 (m), got %g", c->name, c->dead_length);
-    }
-    if (!finite_pos(c->bulk_modulus)) {
-      HFAIL(c->pos, "cylinder '%s': bulk modulus must be positive (Pa), got %g", c->name,
-            c->bulk_modulus);
-    }
-    if (!finite_nonneg(c->viscous) || !finite_nonneg(c->damper_k) || !finite_nonneg(c->damper_c) ||
-        !finite_nonneg(c->damper_length)) {
-      HFAIL(c->pos, "cylinder '%s': viscous coefficient and end damper values must be >= 0",
-            c->name);
-    }
-    if (!(2 * c->damper_length < c->stroke)) {
-      HFAIL(c->pos,
-            "cylinder '%s': the end dampers (length %g m each) must fit in the stroke "
-            "(%g m)",
-            c->name, c->damper_length, c->stroke);
-    }
-    if (c->init != HY_CYL_INIT_GIVEN && c->init != HY_CYL_INIT_EQUILIBRIUM) {
-      HFAIL(c->pos, "cylinder '%s': unknown initial-state rule %d", c->name, (int)c->init);
-    }
-    if (c->init == HY_CYL_INIT_EQUILIBRIUM) {
-      const hy_volume_def* va = &s->volumes[spec_node(s, c->chamber_a)];
-      if (!isnan(va->p0)) {
-        HFAIL(c->pos,
-              "cylinder '%s': initial: equilibrium derives the piston-side pressure, so "
-              "volume '%s' must not give p0 (give it on the rod side '%s')",
-              c->name, va->name, c->chamber_b);
-      }
+      FAIL(c->pos, "cylinder '%s': chamber_a and chamber_b are the same volume '%s'", c->name,
+           c->chamber_a);
     }
   }
-  // every volume needs a connection, and one without hoses needs a chamber
+  // every volume needs a connection
   for (int i = 0; i < s->nvolume; i++) {
     const hy_volume_def* v = &s->volumes[i];
-    int nconn = 0, nchamber = 0;
+    int nconn = 0;
     for (int k = 0; k < s->nthrottle; k++) {
       nconn +=
           strcmp(s->throttles[k].from, v->name) == 0 || strcmp(s->throttles[k].to, v->name) == 0;
@@ -557,30 +554,105 @@ static hy_status hyd_check(const hy_spec* s, hy_error* err) {
                strcmp(vd->A, v->name) == 0 || strcmp(vd->B, v->name) == 0;
     }
     for (int k = 0; k < s->ncylinder; k++) {
-      nchamber += strcmp(s->cylinders[k].chamber_a, v->name) == 0;
-      nchamber += strcmp(s->cylinders[k].chamber_b, v->name) == 0;
+      nconn += strcmp(s->cylinders[k].chamber_a, v->name) == 0;
+      nconn += strcmp(s->cylinders[k].chamber_b, v->name) == 0;
     }
-    if (nconn + nchamber == 0) {
-      HFAIL(v->pos,
-            "volume '%s' is not connected: no throttle, valve port, check or relief valve or "
-            "cylinder chamber names it",
-            v->name);
-    }
-    if (v->hose_volume == 0 && nchamber == 0) {
-      HFAIL(v->pos,
-            "volume '%s': hose volume 0 is allowed only for a cylinder chamber (it "
-            "would hold no oil)",
-            v->name);
+    if (nconn == 0) {
+      FAIL(v->pos,
+           "volume '%s' is not connected: no throttle, valve port, check or relief valve or "
+           "cylinder chamber names it",
+           v->name);
     }
   }
   return HY_OK;
 }
 
-#undef HFAIL
+#undef FAIL
+
+//----- the model as given --------------------------------------------------------------------
+
+// Copies the spec into m as it is, references resolved: axes not yet normalized, the inertia
+// not yet symmetrized, nothing derived, so that hy_model_check sees the values as given.
+static void fill_mech(const hy_spec* s, hy_model* m, const int* order, const int* joint_of,
+                      const int* new_of) {
+  for (int i = 0; i < s->nbody; i++) {
+    const hy_body_def* b = &s->bodies[order[i]];
+    const hy_joint_def* jd = &s->joints[joint_of[order[i]]];
+    memcpy(m->body_name + (size_t)i * HY_NAME_MAX, b->name, HY_NAME_MAX);
+    memcpy(m->jnt_name + (size_t)i * HY_NAME_MAX, jd->name, HY_NAME_MAX);
+    m->body_parent[i] = strcmp(jd->parent, "ground") == 0 ? -1 : new_of[spec_body(s, jd->parent)];
+    m->body_mass[i] = b->mass;
+    hy_v3_copy(m->body_com + 3 * i, b->com);
+    memcpy(m->body_inertia + 9 * i, b->inertia, sizeof b->inertia);
+    m->body_src[i] = b->pos;
+    m->jnt_type[i] = jd->type;
+    m->jnt_zadr[i] = i;
+    hy_v3_copy(m->jnt_ppoint + 3 * i, jd->parent_point);
+    hy_v3_copy(m->jnt_cpoint + 3 * i, jd->child_point);
+    hy_v3_copy(m->jnt_paxis + 3 * i, jd->axis);
+    hy_v3_copy(m->jnt_caxis + 3 * i, jd->child_axis);
+    m->z0[i] = jd->z0;
+    m->zd0[i] = jd->zd0;
+    m->jnt_indep[i] = jd->independent != 0;
+    m->jnt_src[i] = jd->pos;
+  }
+  for (int k = 0; k < s->nmarker; k++) {
+    const hy_marker_def* md = &s->markers[k];
+    memcpy(m->mrk_name + (size_t)k * HY_NAME_MAX, md->name, HY_NAME_MAX);
+    m->mrk_body[k] = strcmp(md->body, "ground") == 0 ? -1 : new_of[spec_body(s, md->body)];
+    hy_v3_copy(m->mrk_point + 3 * k, md->point);
+    m->mrk_src[k] = md->pos;
+  }
+  int adr = 0;
+  for (int k = 0; k < s->nsignal; k++) {
+    const hy_signal_def* sd = &s->signals[k];
+    memcpy(m->sig_name + (size_t)k * HY_NAME_MAX, sd->name, HY_NAME_MAX);
+    m->sig_interp[k] = sd->interp;
+    m->sig_adr[k] = adr;
+    m->sig_npoint[k] = sd->npoint;
+    memcpy(m->sig_t + adr, sd->t, sizeof(double) * (size_t)sd->npoint);
+    memcpy(m->sig_value + adr, sd->value, sizeof(double) * (size_t)sd->npoint);
+    m->sig_src[k] = sd->pos;
+    adr += sd->npoint;
+  }
+  for (int k = 0; k < s->nload; k++) {
+    const hy_load_def* ld = &s->loads[k];
+    memcpy(m->load_name + (size_t)k * HY_NAME_MAX, ld->name, HY_NAME_MAX);
+    m->load_type[k] = ld->type;
+    m->load_mrk[k] = hy_model_marker(m, ld->marker);
+    m->load_sig[k] = ld->signal[0] ? hy_model_signal(m, ld->signal) : -1;
+    hy_v3_copy(m->load_vector + 3 * k, ld->vector);
+    m->load_src[k] = ld->pos;
+  }
+  for (int k = 0; k < s->ncut; k++) {
+    const hy_cut_def* cd = &s->cuts[k];
+    memcpy(m->cut_name + (size_t)k * HY_NAME_MAX, cd->name, HY_NAME_MAX);
+    m->cut_type[k] = cd->type;
+    m->cut_mrk_a[k] = hy_model_marker(m, cd->marker_a);
+    m->cut_mrk_b[k] = hy_model_marker(m, cd->marker_b);
+    hy_v3_copy(m->cut_axis_a + 3 * k, cd->axis_a);
+    hy_v3_copy(m->cut_axis_b + 3 * k, cd->axis_b);
+    hy_v3_copy(m->cut_up_a + 3 * k, cd->up_a);
+    hy_v3_copy(m->cut_up_b + 3 * k, cd->up_b);
+    m->cut_src[k] = cd->pos;
+  }
+  for (int k = 0; k < s->nforce; k++) {
+    const hy_force_def* fd = &s->forces[k];
+    memcpy(m->frc_name + (size_t)k * HY_NAME_MAX, fd->name, HY_NAME_MAX);
+    m->frc_type[k] = fd->type;
+    m->frc_mrk_a[k] = hy_model_marker(m, fd->marker_a);
+    m->frc_mrk_b[k] = hy_model_marker(m, fd->marker_b);
+    m->frc_value[k] = fd->equilibrium ? 0.0 : fd->value;
+    m->frc_equilibrium[k] = fd->equilibrium ? 1 : 0;
+    m->frc_sig[k] = fd->signal[0] ? hy_model_signal(m, fd->signal) : -1;
+    m->frc_cyl[k] = -1;
+    m->frc_src[k] = fd->pos;
+  }
+}
 
 // Fills the hydraulic arrays of m (sizes already set) and the force elements of the cylinders,
 // numbered after the spec's force elements.
-static void hyd_fill(const hy_spec* s, hy_model* m) {
+static void fill_hyd(const hy_spec* s, hy_model* m) {
   for (int i = 0; i < s->ncircuit; i++) {
     const hy_circuit_def* c = &s->circuits[i];
     memcpy(m->circ_name + (size_t)i * HY_NAME_MAX, c->name, HY_NAME_MAX);
@@ -588,6 +660,7 @@ static void hyd_fill(const hy_spec* s, hy_model* m) {
     m->circ_law[i] = c->law;
     m->circ_law_k[i] = c->law_k;
     m->circ_laminar[i] = c->laminar;
+    m->circ_src[i] = c->pos;
   }
   for (int i = 0; i < s->nvolume; i++) {
     const hy_volume_def* v = &s->volumes[i];
@@ -596,13 +669,14 @@ static void hyd_fill(const hy_spec* s, hy_model* m) {
     m->vol_hose[i] = v->hose_volume;
     m->vol_B_hose[i] = v->hose_bulk_modulus;
     m->vol_p0[i] = v->p0;
-    m->vol_pos[i] = v->pos;
+    m->vol_src[i] = v->pos;
   }
   for (int i = 0; i < s->nsource; i++) {
     const hy_source_def* p = &s->sources[i];
     memcpy(m->src_name + (size_t)i * HY_NAME_MAX, p->name, HY_NAME_MAX);
     m->src_p[i] = p->pressure;
     m->src_sig[i] = p->signal[0] ? hy_model_signal(m, p->signal) : -1;
+    m->src_src[i] = p->pos;
   }
   for (int i = 0; i < s->nthrottle; i++) {
     const hy_throttle_def* t = &s->throttles[i];
@@ -611,6 +685,7 @@ static void hyd_fill(const hy_spec* s, hy_model* m) {
     m->orf_node[2 * i + 1] = spec_node(s, t->to);
     m->orf_cv[i] = t->cv;
     m->orf_dp_lim[i] = t->dp_lim;
+    m->orf_src[i] = t->pos;
   }
   for (int i = 0; i < s->nvalve; i++) {
     const hy_valve_def* v = &s->valves[i];
@@ -624,6 +699,7 @@ static void hyd_fill(const hy_spec* s, hy_model* m) {
     m->vlv_dp_lim[i] = v->dp_lim;
     m->vlv_U0[i] = v->U0;
     m->vlv_sig[i] = v->signal[0] ? hy_model_signal(m, v->signal) : -1;
+    m->vlv_src[i] = v->pos;
   }
   for (int i = 0; i < s->npvalve; i++) {
     const hy_pressure_valve_spec* v = &s->pvalves[i];
@@ -635,6 +711,7 @@ static void hyd_fill(const hy_spec* s, hy_model* m) {
     m->pvl_p_crack[i] = v->p_crack;
     m->pvl_p_open[i] = v->p_open;
     m->pvl_dp_lim[i] = v->dp_lim;
+    m->pvl_src[i] = v->pos;
   }
   for (int i = 0; i < s->ncylinder; i++) {
     const hy_cylinder_def* c = &s->cylinders[i];
@@ -647,7 +724,7 @@ static void hyd_fill(const hy_spec* s, hy_model* m) {
     m->frc_equilibrium[f] = c->init == HY_CYL_INIT_EQUILIBRIUM;
     m->frc_sig[f] = -1;
     m->frc_cyl[f] = i;
-    m->frc_pos[f] = c->pos;
+    m->frc_src[f] = c->pos;
     m->cyl_frc[i] = f;
     m->cyl_vol_a[i] = spec_node(s, c->chamber_a);
     m->cyl_vol_b[i] = spec_node(s, c->chamber_b);
@@ -661,6 +738,33 @@ static void hyd_fill(const hy_spec* s, hy_model* m) {
     m->cyl_cd[i] = c->damper_c;
     m->cyl_ld[i] = c->damper_length;
     m->cyl_init[i] = c->init;
+    m->cyl_src[i] = c->pos;
+  }
+}
+
+//----- derived quantities (after hy_model_check) ---------------------------------------------
+
+// Symmetric inertia, unit joint axes, the reference rotations and their shape bits.
+static void derive_joints(hy_model* m) {
+  for (int i = 0; i < m->sizes.nbody; i++) {
+    // symmetrize so that later products stay exactly symmetric
+    double* J = m->body_inertia + 9 * i;
+    double S[9];
+    for (int k = 0; k < 9; k++) S[k] = 0.5 * (J[k] + J[3 * (k % 3) + k / 3]);
+    memcpy(J, S, sizeof S);
+    double* pa = m->jnt_paxis + 3 * i;
+    double* ca = m->jnt_caxis + 3 * i;
+    hy_model_unit3(pa, pa);
+    hy_model_unit3(ca, ca);
+    hy_rot_align(m->jnt_crot + 9 * i, ca, pa);
+    int shape = 0;
+    double dev = 0;
+    for (int k = 0; k < 9; k++) dev = fmax(dev, fabs(m->jnt_crot[9 * i + k] - (k % 4 == 0)));
+    if (dev == 0) shape |= HY_JNT_CROT_IDENTITY;
+    if (ca[0] == 1 && ca[1] == 0 && ca[2] == 0) shape |= HY_JNT_AXIS_X;
+    if (ca[0] == 0 && ca[1] == 1 && ca[2] == 0) shape |= HY_JNT_AXIS_Y;
+    if (ca[0] == 0 && ca[1] == 0 && ca[2] == 1) shape |= HY_JNT_AXIS_Z;
+    m->jnt_shape[i] = shape;
   }
 }
 
@@ -723,269 +827,27 @@ static void plane_records(hy_model* m, const double* rot0, const int* order) {
   m->plane_xy[0] = n[0] == 0 && n[1] == 0 && fabs(n[2]) == 1;
 }
 
-hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
-  if (!s || !out) return HY_FAIL(err, HY_ERR_ARG, "null argument");
-  hy_status status = HY_OK;
-  hy_model* m = NULL;
-  int* order = NULL;     // compiled index -> spec body index
-  int* new_of = NULL;    // spec body index -> compiled index
-  int* joint_of = NULL;  // spec body index -> spec joint index
-  double* rot0 = NULL;   // spec body index -> rotation body -> inertial frame at z = 0 (9)
-  double* axis0 = NULL;  // spec body index -> its joint's unit axis, inertial frame at z = 0 (3)
-  const int nb = s->nbody;
+//----- planarity and cut joints --------------------------------------------------------------
+
+// Decides whether m is planar (docs/model-format.md, "Planar models"), then completes the cut
+// joints: unit axes, up vectors, their equations. rot0 and axis0 receive, per spec body, its
+// rotation and its joint's unit axis in the inertial frame at z = 0.
+static hy_status derive_planar_cuts(const hy_spec* s, hy_model* m, hy_error* err, const int* order,
+                                    double* rot0, double* axis0) {
   const hy_srcpos nowhere = {0, 0};
-
-  if (nb == 0) FAILF(nowhere, "the model has no bodies");
-  order = hy_malloc(sizeof(int) * (size_t)nb);
-  new_of = hy_malloc(sizeof(int) * (size_t)nb);
-  joint_of = hy_malloc(sizeof(int) * (size_t)nb);
-  rot0 = hy_malloc(sizeof(double) * 9 * (size_t)nb);
-  axis0 = hy_malloc(sizeof(double) * 3 * (size_t)nb);
-  if (!order || !new_of || !joint_of || !rot0 || !axis0) {
-    status = HY_FAIL(err, HY_ERR_NOMEM, "out of memory compiling the model");
-    goto done;
-  }
-
-  // bodies: names and physical data
-  for (int i = 0; i < nb; i++) {
-    const hy_body_def* b = &s->bodies[i];
-    if (b->name[0] == 0) FAILF(b->pos, "body %d has no name", i);
-    if (strcmp(b->name, "ground") == 0) FAILF(b->pos, "'ground' is reserved for the inertial frame");
-    if (spec_body(s, b->name) != i) FAILF(b->pos, "duplicate body name '%s'", b->name);
-    if (!(b->mass > 0) || !isfinite(b->mass)) {
-      FAILF(b->pos, "body '%s': mass must be a positive number (kg), got %g", b->name, b->mass);
-    }
-    if (!finite3(b->com)) FAILF(b->pos, "body '%s': centre of mass is not finite", b->name);
-    if (!inertia_ok(b->inertia)) {
-      FAILF(b->pos,
-            "body '%s': inertia must be a symmetric positive semi-definite tensor (kg m^2)",
-            b->name);
-    }
-    joint_of[i] = -1;
-  }
-
-  // joints: each attaches a child body to a parent body or ground
-  for (int j = 0; j < s->njoint; j++) {
-    const hy_joint_def* jd = &s->joints[j];
-    if (jd->name[0] == 0) FAILF(jd->pos, "joint %d has no name", j);
-    for (int k = 0; k < j; k++) {
-      if (strcmp(s->joints[k].name, jd->name) == 0) {
-        FAILF(jd->pos, "duplicate joint name '%s'", jd->name);
-      }
-    }
-    if (jd->type != HY_JOINT_REVOLUTE && jd->type != HY_JOINT_PRISMATIC) {
-      FAILF(jd->pos, "joint '%s': unknown type %d", jd->name, (int)jd->type);
-    }
-    int c = spec_body(s, jd->child);
-    if (c < 0) FAILF(jd->pos, "joint '%s': child body '%s' does not exist", jd->name, jd->child);
-    if (strcmp(jd->parent, "ground") != 0 && spec_body(s, jd->parent) < 0) {
-      FAILF(jd->pos, "joint '%s': parent body '%s' does not exist", jd->name, jd->parent);
-    }
-    if (strcmp(jd->parent, jd->child) == 0) {
-      FAILF(jd->pos, "joint '%s': a body cannot be its own parent", jd->name);
-    }
-    if (joint_of[c] >= 0) {
-      FAILF(jd->pos, "body '%s' is already the child of joint '%s' (a tree gives each body one "
-            "parent joint; closed loops need cut joints)", jd->child,
-            s->joints[joint_of[c]].name);
-    }
-    if (!finite3(jd->parent_point) || !finite3(jd->child_point)) {
-      FAILF(jd->pos, "joint '%s': joint points must be finite", jd->name);
-    }
-    if (!finite3(jd->axis) || hy_v3_norm(jd->axis) < 1e-12 || !finite3(jd->child_axis) ||
-        hy_v3_norm(jd->child_axis) < 1e-12) {
-      FAILF(jd->pos, "joint '%s': axis must be a non-zero vector", jd->name);
-    }
-    if (!isfinite(jd->z0) || !isfinite(jd->zd0)) {
-      FAILF(jd->pos, "joint '%s': initial values must be finite", jd->name);
-    }
-    joint_of[c] = j;
-  }
-  for (int i = 0; i < nb; i++) {
-    if (joint_of[i] < 0) {
-      FAILF(s->bodies[i].pos, "body '%s' is not attached: no joint has it as child",
-            s->bodies[i].name);
-    }
-  }
-
-  // order bodies parents first: repeatedly take bodies whose parent is already placed
-  for (int i = 0; i < nb; i++) new_of[i] = -1;
-  int placed = 0;
-  for (int pass = 0; pass < nb && placed < nb; pass++) {
-    for (int i = 0; i < nb; i++) {
-      if (new_of[i] >= 0) continue;
-      const char* parent = s->joints[joint_of[i]].parent;
-      int p = strcmp(parent, "ground") == 0 ? -1 : spec_body(s, parent);
-      if (p < 0 || new_of[p] >= 0) {
-        new_of[i] = placed;
-        order[placed++] = i;
-      }
-    }
-  }
-  if (placed < nb) {
-    for (int i = 0; i < nb; i++) {
-      if (new_of[i] < 0) {
-        const hy_joint_def* jd = &s->joints[joint_of[i]];
-        FAILF(jd->pos, "joint '%s' closes a cycle of joints not connected to ground (a tree "
-              "must hang from ground)", jd->name);
-      }
-    }
-  }
-
-  // markers, signals, loads
-  for (int k = 0; k < s->nmarker; k++) {
-    const hy_marker_def* md = &s->markers[k];
-    if (md->name[0] == 0) FAILF(md->pos, "marker %d has no name", k);
-    for (int q = 0; q < k; q++) {
-      if (strcmp(s->markers[q].name, md->name) == 0) {
-        FAILF(md->pos, "duplicate marker name '%s'", md->name);
-      }
-    }
-    if (strcmp(md->body, "ground") != 0 && spec_body(s, md->body) < 0) {
-      FAILF(md->pos, "marker '%s': body '%s' does not exist", md->name, md->body);
-    }
-    if (!finite3(md->point)) FAILF(md->pos, "marker '%s': point must be finite", md->name);
-  }
-  int nsigpt = 0;
-  for (int k = 0; k < s->nsignal; k++) {
-    const hy_signal_def* sd = &s->signals[k];
-    if (sd->name[0] == 0) FAILF(sd->pos, "signal %d has no name", k);
-    for (int q = 0; q < k; q++) {
-      if (strcmp(s->signals[q].name, sd->name) == 0) {
-        FAILF(sd->pos, "duplicate signal name '%s'", sd->name);
-      }
-    }
-    if (sd->npoint < 1) FAILF(sd->pos, "signal '%s' has no points", sd->name);
-    for (int q = 0; q < sd->npoint; q++) {
-      if (!isfinite(sd->t[q]) || !isfinite(sd->value[q])) {
-        FAILF(sd->pos, "signal '%s': point %d is not finite", sd->name, q);
-      }
-      if (q > 0 && !(sd->t[q] > sd->t[q - 1])) {
-        FAILF(sd->pos, "signal '%s': times must increase strictly (point %d at t = %g)",
-              sd->name, q, sd->t[q]);
-      }
-    }
-    nsigpt += sd->npoint;
-  }
-  for (int k = 0; k < s->nload; k++) {
-    const hy_load_def* ld = &s->loads[k];
-    int found = 0;
-    for (int q = 0; q < s->nmarker; q++) found |= strcmp(s->markers[q].name, ld->marker) == 0;
-    if (!found) FAILF(ld->pos, "load '%s': marker '%s' does not exist", ld->name, ld->marker);
-    if (ld->signal[0]) {
-      found = 0;
-      for (int q = 0; q < s->nsignal; q++) found |= strcmp(s->signals[q].name, ld->signal) == 0;
-      if (!found) FAILF(ld->pos, "load '%s': signal '%s' does not exist", ld->name, ld->signal);
-    }
-    if (!finite3(ld->vector)) FAILF(ld->pos, "load '%s': vector must be finite", ld->name);
-    if (ld->type != HY_LOAD_FORCE && ld->type != HY_LOAD_TORQUE) {
-      FAILF(ld->pos, "load '%s': unknown type %d", ld->name, (int)ld->type);
-    }
-  }
-  if (!(s->opt.dt > 0) || !(s->opt.t_end > 0) || !finite3(s->opt.gravity)) {
-    FAILF(nowhere, "solver: dt and t_end must be positive and gravity finite");
-  }
-  {
-    const hy_option* o = &s->opt;
-    if ((int)o->formulation < 0 || (int)o->formulation >= HY_FORM_COUNT || (int)o->tangent < 0 ||
-        (int)o->tangent >= HY_TANGENT_COUNT) {
-      FAILF(nowhere, "solver: unknown formulation %d or tangent %d", (int)o->formulation,
-            (int)o->tangent);
-    }
-    if (!(o->penalty > 0) || !isfinite(o->penalty) || !(o->tol_pos > 0) || !isfinite(o->tol_pos) ||
-        !(o->tol_p > 0) || !isfinite(o->tol_p) || o->max_iter < 1 ||
-        !(o->partition_rcond > 0) || !(o->partition_rcond < 1)) {
-      FAILF(nowhere,
-            "solver: penalty, tol_position and tol_pressure must be positive, max_iterations at "
-            "least 1 and partition_rcond in (0, 1)");
-    }
-  }
-
-  // cut joints: names, markers, directions (up vectors are checked once planarity is known)
-  for (int k = 0; k < s->ncut; k++) {
-    const hy_cut_def* cd = &s->cuts[k];
-    if (cd->name[0] == 0) FAILF(cd->pos, "cut joint %d has no name", k);
-    for (int q = 0; q < k; q++) {
-      if (strcmp(s->cuts[q].name, cd->name) == 0) {
-        FAILF(cd->pos, "duplicate cut joint name '%s'", cd->name);
-      }
-    }
-    if (cd->type != HY_CUT_REVOLUTE && cd->type != HY_CUT_SPHERICAL &&
-        cd->type != HY_CUT_TRANSLATIONAL) {
-      FAILF(cd->pos, "cut joint '%s': unknown type %d", cd->name, (int)cd->type);
-    }
-    int ma = spec_marker(s, cd->marker_a), mb = spec_marker(s, cd->marker_b);
-    if (ma < 0 || mb < 0) {
-      FAILF(cd->pos, "cut joint '%s': marker '%s' does not exist", cd->name,
-            ma < 0 ? cd->marker_a : cd->marker_b);
-    }
-    if (marker_body(s, ma) == marker_body(s, mb)) {
-      FAILF(cd->pos,
-            "cut joint '%s': markers '%s' and '%s' are both on '%s' (a cut joint connects two "
-            "different bodies, or a body and ground)",
-            cd->name, cd->marker_a, cd->marker_b, s->markers[ma].body);
-    }
-    if (!finite3(cd->axis_a) || !finite3(cd->axis_b) || !finite3(cd->up_a) || !finite3(cd->up_b)) {
-      FAILF(cd->pos, "cut joint '%s': axes and up vectors must be finite", cd->name);
-    }
-    if (hy_v3_norm(cd->axis_a) < 1e-12 || hy_v3_norm(cd->axis_b) < 1e-12) {
-      FAILF(cd->pos, "cut joint '%s': axis_a and axis_b must be non-zero vectors", cd->name);
-    }
-  }
-
-  // force elements
-  for (int k = 0; k < s->nforce; k++) {
-    const hy_force_def* fd = &s->forces[k];
-    if (fd->name[0] == 0) FAILF(fd->pos, "force %d has no name", k);
-    for (int q = 0; q < k; q++) {
-      if (strcmp(s->forces[q].name, fd->name) == 0) {
-        FAILF(fd->pos, "duplicate force name '%s'", fd->name);
-      }
-    }
-    if (fd->type != HY_FORCE_ACTUATOR) {
-      FAILF(fd->pos, "force '%s': unknown type %d", fd->name, (int)fd->type);
-    }
-    if (spec_marker(s, fd->marker_a) < 0) {
-      FAILF(fd->pos, "force '%s': marker '%s' does not exist", fd->name, fd->marker_a);
-    }
-    if (spec_marker(s, fd->marker_b) < 0) {
-      FAILF(fd->pos, "force '%s': marker '%s' does not exist", fd->name, fd->marker_b);
-    }
-    if (strcmp(fd->marker_a, fd->marker_b) == 0) {
-      FAILF(fd->pos, "force '%s': marker_a and marker_b are the same marker '%s'", fd->name,
-            fd->marker_a);
-    }
-    if (fd->signal[0] && spec_signal(s, fd->signal) < 0) {
-      FAILF(fd->pos, "force '%s': signal '%s' does not exist", fd->name, fd->signal);
-    }
-    if (!fd->equilibrium && !isfinite(fd->value)) {
-      FAILF(fd->pos, "force '%s': value must be finite", fd->name);
-    }
-  }
-
-  status = hyd_check(s, err);
-  if (status != HY_OK) goto done;
-
-  // Body rotations and joint axes at z = 0 (A_j = A_parent jnt_crot_j, axis = A_parent paxis_j),
-  // parents first, for the planarity test: rotations about parallel axes keep parallel axes
-  // parallel, so the test at z = 0 holds for every z.
-  for (int i = 0; i < nb; i++) {
-    const int b = order[i];
-    const hy_joint_def* jd = &s->joints[joint_of[b]];
-    const int p = strcmp(jd->parent, "ground") == 0 ? -1 : spec_body(s, jd->parent);
-    double Ap[9], pa[3], ca[3], crot[9];
+  // Body rotations and joint axes at z = 0 (A_j = A_parent jnt_crot_j, axis = A_parent
+  // paxis_j), parents first: rotations about parallel axes keep parallel axes parallel, so the
+  // test at z = 0 holds for every z.
+  for (int i = 0; i < s->nbody; i++) {
+    const int p = m->body_parent[i];
+    double Ap[9];
     if (p < 0) {
       hy_m3_identity(Ap);
     } else {
-      hy_m3_copy(Ap, rot0 + 9 * p);
+      hy_m3_copy(Ap, rot0 + 9 * order[p]);
     }
-    hy_v3_copy(pa, jd->axis);
-    hy_v3_copy(ca, jd->child_axis);
-    hy_v3_normalize(pa);
-    hy_v3_normalize(ca);
-    hy_rot_align(crot, ca, pa);
-    hy_m3_mul(rot0 + 9 * b, Ap, crot);
-    hy_m3_mulv(axis0 + 3 * b, Ap, pa);
+    hy_m3_mul(rot0 + 9 * order[i], Ap, m->jnt_crot + 9 * i);
+    hy_m3_mulv(axis0 + 3 * order[i], Ap, m->jnt_paxis + 3 * i);
   }
 
   // Planarity: n = the first revolute axis in the file (+z without one); every revolute axis
@@ -1031,8 +893,7 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
       const int mk = spec_marker(s, side == 0 ? cd->marker_a : cd->marker_b);
       const int b = marker_body(s, mk);
       double a[3], g[3], c[3];
-      hy_v3_copy(a, side == 0 ? cd->axis_a : cd->axis_b);
-      hy_v3_normalize(a);
+      hy_model_unit3(a, side == 0 ? cd->axis_a : cd->axis_b);
       if (b < 0) {
         hy_v3_copy(g, a);
       } else {
@@ -1053,40 +914,81 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
     }
   }
   if (s->planar == HY_PLANAR_YES && !is_planar) {
-    FAILF(bad_pos, "planar: true, but the model is not planar: %s", why);
+    return hy_error_set_src(err, HY_ERR_MODEL, s->path, bad_pos.line, bad_pos.col,
+                            "planar: true, but the model is not planar: %s", why);
   }
   const int planar = s->planar == HY_PLANAR_NO ? 0 : is_planar;
 
-  // up vectors: unit and perpendicular to their axis; 3-D translational joints need both (they
-  // fix the rotation about the sliding axis), elsewhere a missing one is chosen
+  // 3-D translational joints need both up vectors (they fix the rotation about the sliding
+  // axis); elsewhere a missing one is chosen
   for (int k = 0; k < s->ncut; k++) {
     const hy_cut_def* cd = &s->cuts[k];
     if (!planar && cd->type == HY_CUT_TRANSLATIONAL && (is_zero3(cd->up_a) || is_zero3(cd->up_b))) {
-      FAILF(cd->pos,
-            "3-D translational cut '%s' needs up_a and up_b: non-zero vectors perpendicular to "
-            "axis_a and axis_b that stay parallel, so the bodies cannot turn about the sliding "
-            "axis",
-            cd->name);
-    }
-    for (int side = 0; side < 2; side++) {
-      double a[3], u[3];
-      hy_v3_copy(a, side == 0 ? cd->axis_a : cd->axis_b);
-      hy_v3_copy(u, side == 0 ? cd->up_a : cd->up_b);
-      if (is_zero3(u)) continue;
-      hy_v3_normalize(a);
-      hy_v3_normalize(u);
-      if (fabs(hy_v3_dot(a, u)) > 1e-9) {
-        FAILF(cd->pos,
-              "cut joint '%s': up_%c must be perpendicular to axis_%c (their unit vectors have "
-              "a dot product of %.3g)",
-              cd->name, side == 0 ? 'a' : 'b', side == 0 ? 'a' : 'b', hy_v3_dot(a, u));
-      }
+      return hy_error_set_src(
+          err, HY_ERR_MODEL, s->path, cd->pos.line, cd->pos.col,
+          "3-D translational cut '%s' needs up_a and up_b: non-zero vectors perpendicular to "
+          "axis_a and axis_b that stay parallel, so the bodies cannot turn about the sliding "
+          "axis",
+          cd->name);
     }
   }
 
-  // build the flat model
-  int neq = 0;
-  for (int k = 0; k < s->ncut; k++) neq += cut_equations(s->cuts[k].type, planar);
+  m->planar = planar;
+  hy_v3_copy(m->plane_normal, n);
+  any_perpendicular(m->plane_e1, n);
+  hy_v3_cross(m->plane_e2, n, m->plane_e1);
+  int eqadr = 0;
+  for (int k = 0; k < s->ncut; k++) {
+    double* aa = m->cut_axis_a + 3 * k;
+    double* ab = m->cut_axis_b + 3 * k;
+    hy_model_unit3(aa, aa);
+    hy_model_unit3(ab, ab);
+    // a given up vector loses the (tiny, checked by hy_model_check) part along its axis, so
+    // that the equations a.u = 0 hold exactly in the assembled configuration
+    for (int side = 0; side < 2; side++) {
+      const double* a = side == 0 ? aa : ab;
+      double* u = (side == 0 ? m->cut_up_a : m->cut_up_b) + 3 * k;
+      if (!hy_model_unit3(u, u)) {
+        any_perpendicular(u, a);
+      } else {
+        hy_v3_addscl(u, a, -hy_v3_dot(u, a));
+        hy_v3_normalize(u);
+      }
+    }
+    m->cut_eqadr[k] = eqadr;
+    m->cut_neq[k] = cut_equations(s->cuts[k].type, planar);
+    eqadr += m->cut_neq[k];
+  }
+  m->sizes.neq = eqadr;
+  return HY_OK;
+}
+
+hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
+  if (!s || !out) return HY_FAIL(err, HY_ERR_ARG, "null argument");
+  *out = NULL;
+  const int nb = s->nbody;
+  if (nb == 0) return hy_error_set_src(err, HY_ERR_MODEL, s->path, 0, 0, "the model has no bodies");
+  hy_status status = HY_OK;
+  hy_model* m = NULL;
+  int* order = hy_malloc(sizeof(int) * (size_t)nb);           // compiled index -> spec body index
+  int* new_of = hy_malloc(sizeof(int) * (size_t)nb);          // spec body index -> compiled index
+  int* joint_of = hy_malloc(sizeof(int) * (size_t)nb);        // spec body index -> spec joint index
+  double* rot0 = hy_malloc(sizeof(double) * 9 * (size_t)nb);  // spec body: rotation at z = 0
+  double* axis0 = hy_malloc(sizeof(double) * 3 * (size_t)nb);  // spec body: joint axis at z = 0
+  if (!order || !new_of || !joint_of || !rot0 || !axis0) {
+    status = HY_FAIL(err, HY_ERR_NOMEM, "out of memory compiling the model");
+    goto done;
+  }
+
+  // structure: names, references, the tree, hydraulic connections
+  status = check_tree(s, err, joint_of, order, new_of);
+  if (status == HY_OK) status = check_references(s, err);
+  if (status == HY_OK) status = hyd_check(s, err);
+  if (status != HY_OK) goto done;
+
+  // the model as given; neq follows from planarity, which needs the checked axes
+  int nsigpt = 0;
+  for (int k = 0; k < s->nsignal; k++) nsigpt += s->signals[k].npoint;
   hy_sizes sz = {.nbody = nb,
                  .nz = nb,
                  .nmrk = s->nmarker,
@@ -1094,7 +996,7 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
                  .nsigpt = nsigpt,
                  .nload = s->nload,
                  .ncut = s->ncut,
-                 .neq = neq,
+                 .neq = 0,
                  .nfrc = s->nforce + s->ncylinder,
                  .ncirc = s->ncircuit,
                  .nvol = s->nvolume,
@@ -1111,123 +1013,22 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
   snprintf(m->name, sizeof m->name, "%s", s->name);
   snprintf(m->path, sizeof m->path, "%s", s->path);
   m->opt = s->opt;
-  m->planar = planar;
-  hy_v3_copy(m->plane_normal, n);
-  any_perpendicular(m->plane_e1, n);
-  hy_v3_cross(m->plane_e2, n, m->plane_e1);
-  for (int i = 0; i < nb; i++) {
-    const hy_body_def* b = &s->bodies[order[i]];
-    const hy_joint_def* jd = &s->joints[joint_of[order[i]]];
-    memcpy(m->body_name + (size_t)i * HY_NAME_MAX, b->name, HY_NAME_MAX);
-    memcpy(m->jnt_name + (size_t)i * HY_NAME_MAX, jd->name, HY_NAME_MAX);
-    int p = strcmp(jd->parent, "ground") == 0 ? -1 : new_of[spec_body(s, jd->parent)];
-    m->body_parent[i] = p;
-    m->body_mass[i] = b->mass;
-    hy_v3_copy(m->body_com + 3 * i, b->com);
-    // symmetrize so that later products stay exactly symmetric
-    double* J = m->body_inertia + 9 * i;
-    for (int r = 0; r < 3; r++) {
-      for (int c = 0; c < 3; c++) J[3 * r + c] = 0.5 * (b->inertia[3 * r + c] + b->inertia[3 * c + r]);
-    }
-    m->jnt_type[i] = jd->type;
-    m->jnt_zadr[i] = i;
-    hy_v3_copy(m->jnt_ppoint + 3 * i, jd->parent_point);
-    hy_v3_copy(m->jnt_cpoint + 3 * i, jd->child_point);
-    double* pa = m->jnt_paxis + 3 * i;
-    double* ca = m->jnt_caxis + 3 * i;
-    hy_v3_copy(pa, jd->axis);
-    hy_v3_copy(ca, jd->child_axis);
-    hy_v3_normalize(pa);
-    hy_v3_normalize(ca);
-    hy_rot_align(m->jnt_crot + 9 * i, ca, pa);
-    int shape = 0;
-    double dev = 0;
-    for (int k = 0; k < 9; k++) dev = fmax(dev, fabs(m->jnt_crot[9 * i + k] - (k % 4 == 0)));
-    if (dev == 0) shape |= HY_JNT_CROT_IDENTITY;
-    if (ca[0] == 1 && ca[1] == 0 && ca[2] == 0) shape |= HY_JNT_AXIS_X;
-    if (ca[0] == 0 && ca[1] == 1 && ca[2] == 0) shape |= HY_JNT_AXIS_Y;
-    if (ca[0] == 0 && ca[1] == 0 && ca[2] == 1) shape |= HY_JNT_AXIS_Z;
-    m->jnt_shape[i] = shape;
-    m->z0[i] = jd->z0;
-    m->zd0[i] = jd->zd0;
-    m->jnt_indep[i] = jd->independent != 0;
-  }
-  for (int k = 0; k < s->nmarker; k++) {
-    const hy_marker_def* md = &s->markers[k];
-    memcpy(m->mrk_name + (size_t)k * HY_NAME_MAX, md->name, HY_NAME_MAX);
-    m->mrk_body[k] = strcmp(md->body, "ground") == 0 ? -1 : new_of[spec_body(s, md->body)];
-    hy_v3_copy(m->mrk_point + 3 * k, md->point);
-  }
-  if (planar) plane_records(m, rot0, order);
-  int adr = 0;
-  for (int k = 0; k < s->nsignal; k++) {
-    const hy_signal_def* sd = &s->signals[k];
-    memcpy(m->sig_name + (size_t)k * HY_NAME_MAX, sd->name, HY_NAME_MAX);
-    m->sig_interp[k] = sd->interp;
-    m->sig_adr[k] = adr;
-    m->sig_npoint[k] = sd->npoint;
-    memcpy(m->sig_t + adr, sd->t, sizeof(double) * (size_t)sd->npoint);
-    memcpy(m->sig_value + adr, sd->value, sizeof(double) * (size_t)sd->npoint);
-    adr += sd->npoint;
-  }
-  for (int k = 0; k < s->nload; k++) {
-    const hy_load_def* ld = &s->loads[k];
-    memcpy(m->load_name + (size_t)k * HY_NAME_MAX, ld->name, HY_NAME_MAX);
-    m->load_type[k] = ld->type;
-    m->load_mrk[k] = hy_model_marker(m, ld->marker);
-    m->load_sig[k] = ld->signal[0] ? hy_model_signal(m, ld->signal) : -1;
-    hy_v3_copy(m->load_vector + 3 * k, ld->vector);
-  }
-  int eqadr = 0;
-  for (int k = 0; k < s->ncut; k++) {
-    const hy_cut_def* cd = &s->cuts[k];
-    memcpy(m->cut_name + (size_t)k * HY_NAME_MAX, cd->name, HY_NAME_MAX);
-    m->cut_type[k] = cd->type;
-    m->cut_mrk_a[k] = hy_model_marker(m, cd->marker_a);
-    m->cut_mrk_b[k] = hy_model_marker(m, cd->marker_b);
-    double* aa = m->cut_axis_a + 3 * k;
-    double* ab = m->cut_axis_b + 3 * k;
-    double* ua = m->cut_up_a + 3 * k;
-    double* ub = m->cut_up_b + 3 * k;
-    hy_v3_copy(aa, cd->axis_a);
-    hy_v3_copy(ab, cd->axis_b);
-    hy_v3_normalize(aa);
-    hy_v3_normalize(ab);
-    // a given up vector loses the (tiny, checked above) part along its axis, so that the
-    // equations a.u = 0 hold exactly in the assembled configuration
-    if (is_zero3(cd->up_a)) {
-      any_perpendicular(ua, aa);
-    } else {
-      hy_v3_copy(ua, cd->up_a);
-      hy_v3_normalize(ua);
-      hy_v3_addscl(ua, aa, -hy_v3_dot(ua, aa));
-      hy_v3_normalize(ua);
-    }
-    if (is_zero3(cd->up_b)) {
-      any_perpendicular(ub, ab);
-    } else {
-      hy_v3_copy(ub, cd->up_b);
-      hy_v3_normalize(ub);
-      hy_v3_addscl(ub, ab, -hy_v3_dot(ub, ab));
-      hy_v3_normalize(ub);
-    }
-    m->cut_eqadr[k] = eqadr;
-    m->cut_neq[k] = cut_equations(cd->type, planar);
-    eqadr += m->cut_neq[k];
-  }
-  for (int k = 0; k < s->nforce; k++) {
-    const hy_force_def* fd = &s->forces[k];
-    memcpy(m->frc_name + (size_t)k * HY_NAME_MAX, fd->name, HY_NAME_MAX);
-    m->frc_type[k] = fd->type;
-    m->frc_mrk_a[k] = hy_model_marker(m, fd->marker_a);
-    m->frc_mrk_b[k] = hy_model_marker(m, fd->marker_b);
-    m->frc_value[k] = fd->equilibrium ? 0.0 : fd->value;
-    m->frc_equilibrium[k] = fd->equilibrium ? 1 : 0;
-    m->frc_sig[k] = fd->signal[0] ? hy_model_signal(m, fd->signal) : -1;
-    m->frc_cyl[k] = -1;
-    m->frc_pos[k] = fd->pos;
-  }
-  hyd_fill(s, m);
+  m->opt0[0] = m->opt;
+  memcpy(m->opt_src, s->opt_src, sizeof s->opt_src);
+  fill_mech(s, m, order, joint_of, new_of);
+  fill_hyd(s, m);
+
+  // values, before anything is derived from them
+  status = hy_model_check(m, err);
+  if (status != HY_OK) goto done;
+
+  derive_joints(m);
+  status = derive_planar_cuts(s, m, err, order, rot0, axis0);
+  if (status != HY_OK) goto done;
+  if (m->planar) plane_records(m, rot0, order);
+  // the derived arrays obey the same rules (unit axes, a symmetric inertia)
+  status = hy_model_check(m, err);
+  if (status != HY_OK) goto done;
   *out = m;
   m = NULL;
 

@@ -115,7 +115,7 @@ static void checkpoint_restore(void* ctx) {
 hy_status hy_data_make(const hy_model* m, hy_data** out, hy_error* err) {
   if (!m || !out) return HY_FAIL(err, HY_ERR_ARG, "null argument");
   *out = NULL;
-  // TODO(model-check branch): HY_TRY(hy_model_check(m, err));
+  HY_TRY(hy_model_check(m, err));
   const hy_form_ops* ops = NULL;
   hy_integrator integ = HY_INTEG_AUTO;
   char note[256];

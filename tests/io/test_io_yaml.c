@@ -247,6 +247,16 @@ START_TEST(test_good_loops) {
   ck_assert_int_eq(m->opt.max_iter, 12);
   ck_assert_double_eq(m->opt.partition_rcond, 0.01);
   ck_assert_double_eq(m->opt.dt, 5e-4);
+  ck_assert_int_eq(m->opt.strict_steps, 1);
+  ck_assert_int_eq(m->opt.max_cuts, 5);
+  ck_assert_int_eq(m->opt.error_control, HY_ERRCTL_PREDICTOR);
+  ck_assert_double_eq(m->opt.error_tol_pos, 2e-6);
+  ck_assert_double_eq(m->opt.error_tol_p, 500.0);
+  ck_assert_double_eq(m->opt.max_memory, 1e8);
+  // where the options are given (the value of `max_cuts: 5`), for hy_model_check's messages
+  ck_assert_int_eq(m->opt_src[HY_OPT_MAX_CUTS].line, 63);
+  ck_assert_int_eq(m->opt_src[HY_OPT_MAX_CUTS].col, 13);
+  ck_assert_int_eq(m->opt_src[HY_OPT_GRAVITY].line, 0);  // not given: the default
   hy_model_free(m);
 }
 END_TEST
@@ -383,6 +393,8 @@ START_TEST(test_doc_example_loads) {
 END_TEST
 
 //----- malformed files: status, exact position, message --------------------------------------
+// Syntax and form errors are reported at the offending node; values out of their range (mass,
+// inertia, axes, signal times: hy_model_check) at the start of the element that holds them.
 
 typedef struct bad_case {
   const char* file;  // under tests/data/bad/
@@ -401,8 +413,10 @@ static const bad_case kBad[] = {
      "bodies[1] 'link2': key 'mass' is required (a positive number, kg)", NULL},
     {"duplicate_body.yaml", HY_ERR_MODEL, 4, 12, "name 'link1'", "line 2, column 5"},
     {"unknown_parent.yaml", HY_ERR_MODEL, 9, 5, "parent", "link9"},
-    {"negative_mass.yaml", HY_ERR_MODEL, 3, 11, "mass", "positive"},
-    {"signal_order.yaml", HY_ERR_MODEL, 10, 10, "table[2]", "increasing"},
+    {"negative_mass.yaml", HY_ERR_MODEL, 2, 5, "body 'link1': mass",
+     "must be positive (kg), got -2.5"},
+    {"signal_order.yaml", HY_ERR_MODEL, 6, 5, "signal 'push'",
+     "times must increase strictly, but point 2"},
     {"empty.yaml", HY_ERR_MODEL, 1, 1, "empty", "bodies"},
     {"not_mapping.yaml", HY_ERR_MODEL, 1, 1, "top level", "mapping"},
     {"truncated.yaml", HY_ERR_PARSE, 4, 17, "did not find expected ',' or ']'",
@@ -410,8 +424,8 @@ static const bad_case kBad[] = {
     {"reserved.yaml", HY_ERR_MODEL, 5, 1, "not supported yet: 'friction'", "friction models"},
     {"duplicate_key.yaml", HY_ERR_MODEL, 4, 5, "duplicate key 'mass'", "line 3, column 5"},
     {"vector_length.yaml", HY_ERR_MODEL, 1, 10, "gravity", "expected a list of 3 numbers"},
-    {"inertia_asym.yaml", HY_ERR_MODEL, 4, 14, "inertia", "symmetric"},
-    {"inertia_unphysical.yaml", HY_ERR_MODEL, 4, 14, "inertia", "sum of the other two"},
+    {"inertia_asym.yaml", HY_ERR_MODEL, 2, 5, "inertia", "symmetric"},
+    {"inertia_unphysical.yaml", HY_ERR_MODEL, 2, 5, "inertia", "sum of the other two"},
     {"joint_type.yaml", HY_ERR_MODEL, 5, 11, "type", "revolute, prismatic; got 'revolut'"},
     {"alias.yaml", HY_ERR_PARSE, 3, 25, "aliases", "*m"},
     {"csv_missing.yaml", HY_ERR_IO, 6, 24, "file", "no_such.csv"},
@@ -422,7 +436,7 @@ static const bad_case kBad[] = {
      "cut_joints[0] 'close': key 'marker_b' is required", "a marker name"},
     {"cut_type.yaml", HY_ERR_MODEL, 13, 11, "type",
      "revolute, spherical, translational; got 'hinge'"},
-    {"cut_zero_axis.yaml", HY_ERR_MODEL, 16, 13, "axis_a", "non-zero"},
+    {"cut_zero_axis.yaml", HY_ERR_MODEL, 12, 5, "axis_a", "non-zero"},
     {"cut_translational_3d.yaml", HY_ERR_MODEL, 13, 5,
      "3-D translational cut 'rail' needs up_a and up_b", NULL},
     {"force_typo.yaml", HY_ERR_MODEL, 16, 12,
@@ -474,6 +488,16 @@ START_TEST(test_missing_file) {
   ck_assert_int_eq(hy_model_load(DATA "bad/no-such-file.yaml", &m, &err), HY_ERR_IO);
   ck_assert_ptr_null(m);
   ck_assert_ptr_nonnull(strstr(err.src_path, "no-such-file.yaml"));
+  // a folder is said to be one, by hy_model_load and by hy_model_load_any (which would
+  // otherwise look for a built-in model of that name)
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(hy_model_load(DATA "bad", &m, &err), HY_ERR_IO);
+  ck_assert_msg(strstr(err.msg, "it is a directory"), "%s", err.msg);
+  ck_assert_str_eq(err.src_path, DATA "bad");
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(hy_model_load_any(DATA "bad", &m, &err), HY_ERR_IO);
+  ck_assert_msg(strstr(err.msg, "it is a directory"), "%s", err.msg);
+  ck_assert_ptr_null(m);
   ck_assert_int_eq(hy_model_load(NULL, &m, &err), HY_ERR_ARG);
   ck_assert_int_eq(hy_model_load(DATA "io_good.yaml", NULL, NULL), HY_ERR_ARG);
 }

@@ -579,7 +579,7 @@ START_TEST(four_bar_benchmark) {
     ck_assert_int_eq(m->cut_type[0], HY_CUT_REVOLUTE);
     ck_assert_int_eq(m->cut_eqadr[0], 0);
     ck_assert_int_eq(m->cut_neq[0], 2);
-    ck_assert_int_eq(m->opt.formulation, HY_FORM_AUTO);
+    ck_assert_int_eq(m->opt.formulation, HY_FORM_PENALTY);  // as the files say
     ck_assert_double_eq(m->plane_normal[2], 1.0);
     ck_assert_double_eq(m->plane_e1[0], 1.0);
     ck_assert_double_eq(m->plane_e2[1], 1.0);

@@ -1,0 +1,425 @@
+// Hydraulic circuits of a model file: oil, volumes, sources, throttles, directional, check and
+// relief valves and cylinders (docs/hydraulics.md).
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "io/io_yaml.h"
+
+//----- hydraulics ----------------------------------------------------------------------------
+
+// An optional list under `key` of mapping `map` (element `it`): absent, blank or [] is empty.
+static hy_status get_sublist(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* map,
+                             const char* key, const char* expect, const hy_io_node** out) {
+  const hy_io_node* v = hy_io_map_val(map, key);
+  *out = NULL;
+  if (hy_io_is_null(v) || (v->kind == HY_IO_SEQ && v->nkid == 0)) return HY_OK;
+  if (v->kind == HY_IO_SEQ) {
+    *out = v;
+    return HY_OK;
+  }
+  char got[96];
+  return HY_IO_FAIL_AT(ld, v, "%s: %s: expected a list of %s, got %s", it->where, key, expect,
+                       hy_io_describe(v, got, sizeof got));
+}
+
+// A nested mapping under `key` with the allowed keys `keys`; *out is NULL when absent.
+static hy_status get_submap(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* map,
+                            const char* key, const char* const* keys, const hy_io_node** out) {
+  const hy_io_node* v = hy_io_map_val(map, key);
+  *out = NULL;
+  if (!v) return HY_OK;
+  if (v->kind != HY_IO_MAP) {
+    char got[96], expected[256];
+    hy_io_join_names(expected, sizeof expected, keys);
+    return HY_IO_FAIL_AT(ld, hy_io_place(v, hy_io_map_key(map, key)),
+                         "%s: %s: expected a mapping with keys %s; got %s", it->where, key,
+                         expected, hy_io_describe(v, got, sizeof got));
+  }
+  char what[200];
+  snprintf(what, sizeof what, "'%s' of %s", key, it->what);
+  HY_TRY(hy_io_check_keys(ld, v, keys, what));
+  *out = v;
+  return HY_OK;
+}
+
+// A required name under `key`.
+static hy_status need_name(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
+                           const char* key, const char* expect, char out[HY_NAME_MAX]) {
+  HY_TRY(hy_io_require(ld, it, n, key, expect));
+  return hy_io_get_name(ld, it->where, key, hy_io_map_val(n, key), hy_io_map_key(n, key), out);
+}
+
+// An optional non-negative (allow_zero) or positive number under `key`; *out keeps its value
+// when the key is absent (see need_positive).
+static hy_status opt_positive(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
+                              const char* key, int allow_zero, const char* unit, double* out) {
+  if (!hy_io_map_val(n, key)) return HY_OK;
+  return hy_io_get_positive(ld, it->where, key, hy_io_map_val(n, key), hy_io_map_key(n, key),
+                            allow_zero, unit, out);
+}
+
+// A required positive (or non-negative) number under `key`: only for the inputs of the
+// orifice form, whose sign the flow coefficient no longer shows.
+static hy_status need_positive(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
+                               const char* key, int allow_zero, const char* unit, double* out) {
+  char expect[96];
+  snprintf(expect, sizeof expect, "a %s number, %s", allow_zero ? "non-negative" : "positive",
+           unit);
+  HY_TRY(hy_io_require(ld, it, n, key, expect));
+  return opt_positive(ld, it, n, key, allow_zero, unit, out);
+}
+
+// An optional number under `key`; *out keeps its value when the key is absent. Its range is
+// hy_model_check's.
+static hy_status opt_number(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
+                            const char* key, double* out) {
+  if (!hy_io_map_val(n, key)) return HY_OK;
+  return hy_io_get_number(ld, it->where, key, hy_io_map_val(n, key), hy_io_map_key(n, key), out);
+}
+
+// A required number under `key`; `expect` says what it should be when it is missing.
+static hy_status need_number(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
+                             const char* key, const char* expect, double* out) {
+  HY_TRY(hy_io_require(ld, it, n, key, expect));
+  return opt_number(ld, it, n, key, out);
+}
+
+// The element `it` seen from one of its nested mappings: values there are reported as
+// "<where>: <key>: ...". A long prefix is cut, which only shortens the message.
+static hy_io_item sub_item(const hy_io_item* it, const char* key) {
+  hy_io_item sub = *it;
+  int w = snprintf(sub.where, sizeof sub.where, "%s: %s", it->where, key);
+  if (w < 0) sub.where[0] = 0;
+  return sub;
+}
+
+static hy_status add_failed(hy_io_loader* ld, const char* kind, const char* name) {
+  return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory adding %s '%s'", kind, name);
+}
+
+static hy_status load_volumes(hy_io_loader* ld, const hy_io_item* cit, const hy_io_node* cn,
+                              const char* circ) {
+  static const char* const keys[] = {"name", "hose_volume", "hose_bulk_modulus", "p0", NULL};
+  const hy_io_node* list;
+  HY_TRY(get_sublist(ld, cit, cn, "volumes", "volumes", &list));
+  for (int i = 0; list && i < list->nkid; i++) {
+    hy_io_item it;
+    const hy_io_node* n;
+    HY_TRY(hy_io_list_item(ld, list, i, "volumes", "volume", keys, &it, &n));
+    hy_volume_def d = hy_volume_def_default();
+    d.pos = hy_io_pos_of(n);
+    snprintf(d.circuit, sizeof d.circuit, "%s", circ);
+    HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(need_number(ld, &it, n, "hose_volume", "a non-negative number, m^3", &d.hose_volume));
+    if (d.hose_volume > 0) {
+      HY_TRY(need_number(ld, &it, n, "hose_bulk_modulus", "a positive number, Pa",
+                         &d.hose_bulk_modulus));
+    } else {
+      HY_TRY(opt_number(ld, &it, n, "hose_bulk_modulus", &d.hose_bulk_modulus));
+    }
+    if (hy_io_map_val(n, "p0")) {
+      HY_TRY(hy_io_get_number(ld, it.where, HY_IO_KEY(n, "p0"), &d.p0));
+    }
+    if (hy_spec_add_volume(ld->spec, &d) != HY_OK) return add_failed(ld, "volume", d.name);
+  }
+  return HY_OK;
+}
+
+static hy_status load_sources(hy_io_loader* ld, const hy_io_item* cit, const hy_io_node* cn,
+                              const char* circ) {
+  static const char* const keys[] = {"name", "pressure", "signal", NULL};
+  const hy_io_node* list;
+  HY_TRY(get_sublist(ld, cit, cn, "sources", "sources", &list));
+  for (int i = 0; list && i < list->nkid; i++) {
+    hy_io_item it;
+    const hy_io_node* n;
+    HY_TRY(hy_io_list_item(ld, list, i, "sources", "source", keys, &it, &n));
+    hy_source_def d = hy_source_def_default();
+    d.pos = hy_io_pos_of(n);
+    snprintf(d.circuit, sizeof d.circuit, "%s", circ);
+    HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(hy_io_require(ld, &it, n, "pressure", "a number, Pa"));
+    HY_TRY(hy_io_get_number(ld, it.where, HY_IO_KEY(n, "pressure"), &d.pressure));
+    if (hy_io_map_val(n, "signal")) {
+      HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "signal"), d.signal));
+    }
+    if (hy_spec_add_source(ld->spec, &d) != HY_OK) return add_failed(ld, "source", d.name);
+  }
+  return HY_OK;
+}
+
+static hy_status load_throttles(hy_io_loader* ld, const hy_io_item* cit, const hy_io_node* cn) {
+  static const char* const keys[] = {"name", "from", "to", "cv", "orifice", "dp_lim", NULL};
+  static const char* const orifice_keys[] = {"cd", "diameter", "density", NULL};
+  const hy_io_node* list;
+  HY_TRY(get_sublist(ld, cit, cn, "throttles", "throttles", &list));
+  for (int i = 0; list && i < list->nkid; i++) {
+    hy_io_item it;
+    const hy_io_node* n;
+    HY_TRY(hy_io_list_item(ld, list, i, "throttles", "throttle", keys, &it, &n));
+    hy_throttle_def d = hy_throttle_def_default();
+    d.pos = hy_io_pos_of(n);
+    HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(need_name(ld, &it, n, "from", "a volume or source name", d.from));
+    HY_TRY(need_name(ld, &it, n, "to", "a volume or source name", d.to));
+    const hy_io_node* orifice;
+    HY_TRY(get_submap(ld, &it, n, "orifice", orifice_keys, &orifice));
+    if (hy_io_map_val(n, "cv") && orifice) {
+      return HY_IO_FAIL_AT(ld, hy_io_map_key(n, "orifice"),
+                           "%s: give either 'cv' or 'orifice', not both", it.where);
+    }
+    if (orifice) {
+      const hy_io_item oit = sub_item(&it, "orifice");
+      double cd = 0, dia = 0, rho = 0;
+      HY_TRY(need_positive(ld, &oit, orifice, "cd", 0, "-", &cd));
+      HY_TRY(need_positive(ld, &oit, orifice, "diameter", 0, "m", &dia));
+      HY_TRY(need_positive(ld, &oit, orifice, "density", 0, "kg/m^3", &rho));
+      // seed 000 Eq. 25: C_vt = C_d A_t sqrt(2 / rho), A_t = pi d^2 / 4
+      d.cv = cd * (0.25 * 3.14159265358979323846 * dia * dia) * sqrt(2.0 / rho);
+    } else {
+      HY_TRY(need_number(ld, &it, n, "cv",
+                         "a positive number, m^3/(s sqrt(Pa)); or give orifice: {cd, diameter, "
+                         "density}",
+                         &d.cv));
+    }
+    HY_TRY(opt_number(ld, &it, n, "dp_lim", &d.dp_lim));
+    if (hy_spec_add_throttle(ld->spec, &d) != HY_OK) return add_failed(ld, "throttle", d.name);
+  }
+  return HY_OK;
+}
+
+static hy_status load_valves(hy_io_loader* ld, const hy_io_item* cit, const hy_io_node* cn) {
+  static const char* const keys[] = {"name", "P",      "T",  "A",      "B", "cv",
+                                     "tau",  "dp_lim", "U0", "signal", NULL};
+  const hy_io_node* list;
+  HY_TRY(get_sublist(ld, cit, cn, "valves", "valves", &list));
+  for (int i = 0; list && i < list->nkid; i++) {
+    hy_io_item it;
+    const hy_io_node* n;
+    HY_TRY(hy_io_list_item(ld, list, i, "valves", "valve", keys, &it, &n));
+    hy_valve_def d = hy_valve_def_default();
+    d.pos = hy_io_pos_of(n);
+    HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(need_name(ld, &it, n, "P", "the pressure port: a volume or source name", d.P));
+    HY_TRY(need_name(ld, &it, n, "T", "the tank port: a volume or source name", d.T));
+    HY_TRY(need_name(ld, &it, n, "A", "a volume or source name", d.A));
+    HY_TRY(need_name(ld, &it, n, "B", "a volume or source name", d.B));
+    HY_TRY(need_number(ld, &it, n, "cv", "a positive number, m^3/(s V sqrt(Pa))", &d.cv));
+    HY_TRY(need_number(ld, &it, n, "tau", "a positive number, s", &d.tau));
+    HY_TRY(opt_number(ld, &it, n, "dp_lim", &d.dp_lim));
+    if (hy_io_map_val(n, "U0")) {
+      HY_TRY(hy_io_get_number(ld, it.where, HY_IO_KEY(n, "U0"), &d.U0));
+    }
+    if (hy_io_map_val(n, "signal")) {
+      HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "signal"), d.signal));
+    }
+    if (hy_spec_add_valve(ld->spec, &d) != HY_OK) return add_failed(ld, "valve", d.name);
+  }
+  return HY_OK;
+}
+
+// `check_valves` (relief = 0) or `relief_valves` (relief = 1) of a circuit. The two differ only
+// in the key of the cracking pressure (optional p_crack >= 0, required p_set > 0).
+static hy_status load_pressure_valves(hy_io_loader* ld, const hy_io_item* cit, const hy_io_node* cn,
+                                      int relief) {
+  static const char* const check_keys[] = {"name",    "from",   "to",     "cv",
+                                           "p_crack", "p_open", "dp_lim", NULL};
+  static const char* const relief_keys[] = {"name",  "from",   "to",     "cv",
+                                            "p_set", "p_open", "dp_lim", NULL};
+  const char* const list_key = relief ? "relief_valves" : "check_valves";
+  const char* const what = relief ? "relief valve" : "check valve";
+  const hy_io_node* list;
+  HY_TRY(get_sublist(ld, cit, cn, list_key, list_key, &list));
+  for (int i = 0; list && i < list->nkid; i++) {
+    hy_io_item it;
+    const hy_io_node* n;
+    HY_TRY(
+        hy_io_list_item(ld, list, i, list_key, what, relief ? relief_keys : check_keys, &it, &n));
+    // read as a check valve; a relief valve takes the same fields with p_set for p_crack
+    hy_check_valve_def d = hy_check_valve_def_default();
+    d.pos = hy_io_pos_of(n);
+    HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(need_name(ld, &it, n, "from", "a volume or source name", d.from));
+    HY_TRY(need_name(ld, &it, n, "to", "a volume or source name", d.to));
+    HY_TRY(need_number(ld, &it, n, "cv", "a positive number, m^3/(s sqrt(Pa))", &d.cv));
+    if (relief) {
+      HY_TRY(need_number(ld, &it, n, "p_set", "a positive number, Pa", &d.p_crack));
+    } else {
+      HY_TRY(opt_number(ld, &it, n, "p_crack", &d.p_crack));
+    }
+    HY_TRY(need_number(ld, &it, n, "p_open", "a positive number, Pa", &d.p_open));
+    HY_TRY(opt_number(ld, &it, n, "dp_lim", &d.dp_lim));
+    hy_status added;
+    if (relief) {
+      hy_relief_valve_def r = hy_relief_valve_def_default();
+      memcpy(r.name, d.name, HY_NAME_MAX);
+      memcpy(r.from, d.from, HY_NAME_MAX);
+      memcpy(r.to, d.to, HY_NAME_MAX);
+      r.cv = d.cv;
+      r.p_set = d.p_crack;
+      r.p_open = d.p_open;
+      r.dp_lim = d.dp_lim;
+      r.pos = d.pos;
+      added = hy_spec_add_relief_valve(ld->spec, &r);
+    } else {
+      added = hy_spec_add_check_valve(ld->spec, &d);
+    }
+    if (added != HY_OK) return add_failed(ld, what, d.name);
+  }
+  return HY_OK;
+}
+
+// One of two alternative keys, exactly one required: `a` (a number, whose range is
+// hy_model_check's) or the diameter `b` (positive: its square no longer shows the sign); *which
+// is 0 for a, 1 for b.
+static hy_status one_of(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n, const char* a,
+                        const char* ua, const char* b, const char* ub, double* out, int* which) {
+  const int has_a = hy_io_map_val(n, a) != NULL, has_b = hy_io_map_val(n, b) != NULL;
+  if (has_a && has_b) {
+    return HY_IO_FAIL_AT(ld, hy_io_map_key(n, b), "%s: give either '%s' or '%s', not both",
+                         it->where, a, b);
+  }
+  if (!has_a && !has_b) {
+    return HY_IO_FAIL_AT(ld, n, "%s: key '%s' (%s) or '%s' (%s) is required", it->where, a, ua, b,
+                         ub);
+  }
+  *which = has_b;
+  return has_a ? opt_number(ld, it, n, a, out) : opt_positive(ld, it, n, b, 0, ub, out);
+}
+
+static hy_status load_cylinders(hy_io_loader* ld, const hy_io_item* cit, const hy_io_node* cn) {
+  static const char* const keys[] = {
+      "name",         "marker_a",   "marker_b",        "chamber_a",
+      "chamber_b",    "area_a",     "piston_diameter", "area_b",
+      "rod_diameter", "stroke",     "dead_length",     "bulk_modulus",
+      "viscous",      "end_damper", "initial",         NULL};
+  static const char* const damper_keys[] = {"k", "c", "length", NULL};
+  static const char* const inits[] = {"given", "equilibrium", NULL};
+  const double quarter_pi = 0.25 * 3.14159265358979323846;
+  const hy_io_node* list;
+  HY_TRY(get_sublist(ld, cit, cn, "cylinders", "cylinders", &list));
+  for (int i = 0; list && i < list->nkid; i++) {
+    hy_io_item it;
+    const hy_io_node* n;
+    HY_TRY(hy_io_list_item(ld, list, i, "cylinders", "cylinder", keys, &it, &n));
+    hy_cylinder_def d = hy_cylinder_def_default();
+    d.pos = hy_io_pos_of(n);
+    HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(need_name(ld, &it, n, "marker_a", "the marker of the cylinder body end", d.marker_a));
+    HY_TRY(need_name(ld, &it, n, "marker_b", "the marker of the rod end", d.marker_b));
+    HY_TRY(need_name(ld, &it, n, "chamber_a", "the piston-side volume", d.chamber_a));
+    HY_TRY(need_name(ld, &it, n, "chamber_b", "the rod-side volume", d.chamber_b));
+    double x, D = 0;
+    int which;
+    HY_TRY(one_of(ld, &it, n, "area_a", "m^2", "piston_diameter", "m", &x, &which));
+    if (which == 1) {
+      D = x;
+      d.area_a = quarter_pi * D * D;
+    } else {
+      d.area_a = x;
+    }
+    HY_TRY(one_of(ld, &it, n, "area_b", "m^2", "rod_diameter", "m", &x, &which));
+    if (which == 1) {
+      const hy_io_node* rk = hy_io_map_key(n, "rod_diameter");
+      if (D == 0) {
+        return HY_IO_FAIL_AT(ld, rk,
+                             "%s: rod_diameter needs piston_diameter (or give area_b, the "
+                             "annulus area in m^2)",
+                             it.where);
+      }
+      if (!(x < D)) {
+        return HY_IO_FAIL_AT(ld, hy_io_map_val(n, "rod_diameter"),
+                             "%s: rod_diameter (%g m) must be smaller than piston_diameter (%g m)",
+                             it.where, x, D);
+      }
+      d.area_b = quarter_pi * (D * D - x * x);  // the annulus around the rod
+    } else {
+      d.area_b = x;
+    }
+    HY_TRY(need_number(ld, &it, n, "stroke", "a positive number, m", &d.stroke));
+    HY_TRY(need_number(ld, &it, n, "dead_length", "a non-negative number, m", &d.dead_length));
+    HY_TRY(need_number(ld, &it, n, "bulk_modulus", "a positive number, Pa", &d.bulk_modulus));
+    HY_TRY(opt_number(ld, &it, n, "viscous", &d.viscous));
+    const hy_io_node* damper;
+    HY_TRY(get_submap(ld, &it, n, "end_damper", damper_keys, &damper));
+    if (damper) {
+      const hy_io_item dit = sub_item(&it, "end_damper");
+      HY_TRY(need_number(ld, &dit, damper, "k", "a non-negative number, N/m", &d.damper_k));
+      HY_TRY(need_number(ld, &dit, damper, "c", "a non-negative number, N s/m", &d.damper_c));
+      HY_TRY(need_number(ld, &dit, damper, "length", "a positive number, m", &d.damper_length));
+    }
+    if (hy_io_map_val(n, "initial")) {
+      int k;
+      HY_TRY(hy_io_get_enum(ld, it.where, HY_IO_KEY(n, "initial"), inits, &k));
+      d.init = k == 1 ? HY_CYL_INIT_EQUILIBRIUM : HY_CYL_INIT_GIVEN;
+    }
+    if (hy_spec_add_cylinder(ld->spec, &d) != HY_OK) return add_failed(ld, "cylinder", d.name);
+  }
+  return HY_OK;
+}
+
+static hy_status load_circuit(hy_io_loader* ld, const hy_io_node* list, int index) {
+  static const char* const keys[] = {"name",          "oil",       "laminar", "volumes",
+                                     "sources",       "throttles", "valves",  "check_valves",
+                                     "relief_valves", "cylinders", NULL};
+  static const char* const oil_keys[] = {"bulk_modulus", "law", "k", NULL};
+  static const char* const laws[] = {"constant", "linear", NULL};
+  static const char* const laminars[] = {"cubic", "linear", NULL};
+  const hy_io_node* n = list->kid[index];
+  hy_io_item it;
+  hy_io_item_init(&it, "circuits", "circuit", index, n);
+  HY_TRY(hy_io_expect_map(ld, &it, n, keys));
+  HY_TRY(hy_io_check_keys(ld, n, keys, it.what));
+  hy_circuit_def d = hy_circuit_def_default();
+  d.pos = hy_io_pos_of(n);
+  HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
+  HY_TRY(hy_io_check_unique(ld, &it, list, index, "circuit"));
+  HY_TRY(
+      hy_io_require(ld, &it, n, "oil", "a mapping {bulk_modulus: Pa, law: constant|linear, k: -}"));
+  const hy_io_node* oil;
+  HY_TRY(get_submap(ld, &it, n, "oil", oil_keys, &oil));
+  const hy_io_item oit = sub_item(&it, "oil");
+  HY_TRY(need_number(ld, &oit, oil, "bulk_modulus", "a positive number, Pa", &d.B_oil));
+  if (hy_io_map_val(oil, "law")) {
+    int k;
+    HY_TRY(hy_io_get_enum(ld, oit.where, HY_IO_KEY(oil, "law"), laws, &k));
+    d.law = k == 1 ? HY_BULK_LINEAR : HY_BULK_CONSTANT;
+  }
+  if (d.law == HY_BULK_LINEAR) {
+    HY_TRY(
+        need_number(ld, &oit, oil, "k", "a non-negative number, dB/dp, dimensionless", &d.law_k));
+  } else {
+    HY_TRY(opt_number(ld, &oit, oil, "k", &d.law_k));
+  }
+  if (hy_io_map_val(n, "laminar")) {
+    int k;
+    HY_TRY(hy_io_get_enum(ld, it.where, HY_IO_KEY(n, "laminar"), laminars, &k));
+    d.laminar = k == 1 ? HY_LAMINAR_LINEAR : HY_LAMINAR_CUBIC;
+  }
+  if (hy_spec_add_circuit(ld->spec, &d) != HY_OK) return add_failed(ld, "circuit", d.name);
+  HY_TRY(load_volumes(ld, &it, n, d.name));
+  HY_TRY(load_sources(ld, &it, n, d.name));
+  HY_TRY(load_throttles(ld, &it, n));
+  HY_TRY(load_valves(ld, &it, n));
+  HY_TRY(load_pressure_valves(ld, &it, n, 0));
+  HY_TRY(load_pressure_valves(ld, &it, n, 1));
+  return load_cylinders(ld, &it, n);
+}
+
+hy_status hy_io_load_hydraulics(hy_io_loader* ld, const hy_io_node* root) {
+  static const char* const keys[] = {"circuits", NULL};
+  const hy_io_node* h = hy_io_map_val(root, "hydraulics");
+  if (hy_io_is_null(h)) return HY_OK;
+  if (h->kind != HY_IO_MAP) {
+    char got[96];
+    return HY_IO_FAIL_AT(ld, h, "hydraulics: expected a mapping with the key 'circuits'; got %s",
+                         hy_io_describe(h, got, sizeof got));
+  }
+  HY_TRY(hy_io_check_keys(ld, h, keys, "hydraulics"));
+  const hy_io_node* list;
+  HY_TRY(hy_io_get_list(ld, h, "circuits", 1, "circuits", &list));
+  for (int i = 0; i < list->nkid; i++) HY_TRY(load_circuit(ld, list, i));
+  return HY_OK;
+}
