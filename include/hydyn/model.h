@@ -543,6 +543,40 @@ HY_API hy_status hy_model_load_any(const char* what, hy_model** out, hy_error* e
 HY_API int hy_builtin_count(void);
 HY_API const char* hy_builtin_name(int i);
 
+//----- built-in model families (scaling studies) -------------------------------------------
+
+// Largest N of the families chain-N and loop-N. The model itself grows linearly with N, but the
+// data of a model hold dense N x N matrices: about 64 N^2 bytes, 4.3 GB at N = 8192.
+#define HY_FAMILY_N_MAX 8192
+
+// Builds the built-in model family member `name` (shared/seeds/hdca_cases.md, see
+// docs/model-format.md, "Built-in model families") through the builder API:
+//   chain-N     N = 1..HY_FAMILY_N_MAX  open pendulum of N thin rods, horizontal at rest
+//   loop-N      N = 2..HY_FAMILY_N_MAX  N thin rods and the 1 m ground link as a regular
+//                                       (N+1)-gon hanging below it, one cut joint, N - 2 dof
+//   hdca-case1  one loop of four bodies (crank, coupler, rocker, 2 m ground link), 1 dof
+//   hdca-case2  regular octagon of 7 bars hanging below its ground side, 5 dof
+//   hdca-case3  two regular pentagons sharing a vertical middle bar, 3 dof
+// N is written in decimal without sign or leading zeros. The model is named `name`; its solver
+// options are hy_option_default() (formulation and integrator chosen when the data are made,
+// dt = 1e-3 s, t_end = 10 s). Returns HY_ERR_ARG for a null argument or a name that is not a
+// family member (the message gives the valid range of N or lists the families), HY_ERR_NOMEM,
+// or the status of hy_model_compile. On failure *out is NULL. Nullable: err.
+HY_API hy_status hy_model_family(const char* name, hy_model** out, hy_error* err);
+// Number of families (chain-N, loop-N, hdca-case1, ...).
+HY_API int hy_family_count(void);
+// Name pattern of family i, 0 <= i < hy_family_count(): "chain-N", "loop-N", "hdca-case1", ...
+// (N stands for the number), or NULL out of range. Static string.
+HY_API const char* hy_family_pattern(int i);
+// One-line description of family i with the range of N where it has one, or NULL out of range.
+// Static string.
+HY_API const char* hy_family_description(int i);
+// Index of the family whose form `name` has ("loop-" followed by anything for loop-N, the exact
+// name for the fixed cases), or -1 (also for NULL). A name of a family's form may still be
+// invalid ("loop-0"): hy_model_family then says why. Lets a loader tell family names from
+// others before calling hy_model_family.
+HY_API int hy_family_find(const char* name);
+
 // Index of a named element, or -1. The name "ground" gives -1 for bodies too.
 HY_API int hy_model_body(const hy_model* m, const char* name);
 HY_API int hy_model_joint(const hy_model* m, const char* name);
