@@ -2,5 +2,6 @@
 
 Suite* form_suite(void);
 Suite* hydraulic_suite(void);
+Suite* random_loops_suite(void);
 
-int main(void) { return hy_test_main(form_suite(), hydraulic_suite(), NULL); }
+int main(void) { return hy_test_main(form_suite(), hydraulic_suite(), random_loops_suite(), NULL); }
