@@ -537,7 +537,7 @@ HY_API hy_status hy_model_load(const char* path, hy_model** out, hy_error* err);
 HY_API hy_status hy_model_load_string(const char* text, size_t size, const char* name,
                                       hy_model** out, hy_error* err);
 // Loads `what`: an existing file path, else the name of a built-in model (models/<name>.yaml,
-// compiled into the library).
+// compiled into the library), else a member of a built-in model family (hy_model_family).
 HY_API hy_status hy_model_load_any(const char* what, hy_model** out, hy_error* err);
 // Number and names of the built-in models.
 HY_API int hy_builtin_count(void);

@@ -16,5 +16,10 @@ int hy_cli_models(int argc, char** argv) {
   }
   hy_cli_list_builtins(stdout, "\n");
   if (hy_builtin_count() > 0) putchar('\n');
+  // the families on standard error: the list above stays one model name per line
+  fputs("\nfamilies (hydyn run NAME):\n", stderr);
+  for (int i = 0; i < hy_family_count(); i++) {
+    fprintf(stderr, "  %-12s %s\n", hy_family_pattern(i), hy_family_description(i));
+  }
   return HY_CLI_OK;
 }

@@ -305,7 +305,7 @@ static int load_model(const char* what, hy_model** out) {
   // loader's message already did).
   struct stat st;
   const char* first = hy_builtin_count() > 0 ? hy_builtin_name(0) : NULL;
-  if (stat(what, &st) != 0 && first && !strstr(err.msg, first)) {
+  if (stat(what, &st) != 0 && first && !strstr(err.msg, first) && hy_family_find(what) < 0) {
     fprintf(stderr, "hydyn: '%s' is neither a file nor a built-in model; built-in models: ", what);
     hy_cli_list_builtins(stderr, ", ");
     fputc('\n', stderr);

@@ -54,8 +54,9 @@ hy_status hy_form_choose(const hy_model* m, const hy_form_ops** ops, hy_integrat
                             : "the model is an open tree without hydraulics";
     snprintf(note, size, "%s: formulation %s with the %s integrator%s", why, (*ops)->name,
              hy_integrator_name(k),
-             k == HY_INTEG_TRAPEZOIDAL ? " (Newton-Raphson, monolithic with the hydraulics)"
-                                       : "");
+             k != HY_INTEG_TRAPEZOIDAL ? ""
+             : hyd                     ? " (Newton-Raphson, monolithic with the hydraulics)"
+                                       : " (Newton-Raphson)");
   }
   return HY_OK;
 }

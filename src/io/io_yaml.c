@@ -318,6 +318,8 @@ hy_status hy_model_load_any(const char* what, hy_model** out, hy_error* err) {
   // a folder that names no built-in is still what the user meant: hy_model_load says that it
   // is a folder, which "no such file" would hide
   if (exists) return hy_model_load(what, out, err);
+  // a member of a model family (loop-64); a bad N gets the family's range
+  if (hy_family_find(what) >= 0) return hy_model_family(what, out, err);
   char list[400];
   size_t used = 0;
   list[0] = 0;
@@ -327,6 +329,8 @@ hy_status hy_model_load_any(const char* what, hy_model** out, hy_error* err) {
     if (w < 0 || (size_t)w >= sizeof list - used) break;
     used += (size_t)w;
   }
-  return HY_FAIL(err, HY_ERR_IO, "no such file or built-in model '%s' (built-ins: %s)", what,
-                 hy_builtin_model_count ? list : "none");
+  return HY_FAIL(err, HY_ERR_IO,
+                 "no such file or built-in model '%s' (built-ins: %s; families: chain-N, loop-N, "
+                 "hdca-case1..3)",
+                 what, hy_builtin_model_count ? list : "none");
 }

@@ -161,29 +161,40 @@ static hy_status check_flag(const checker* c, hy_srcpos pos, const char* field, 
 
 //----- bodies --------------------------------------------------------------------------------
 
-// Principal moments (ascending) of a symmetric 3x3 matrix, by the trigonometric solution of the
-// characteristic cubic.
+// Principal moments (ascending) of a symmetric 3x3 matrix by Jacobi rotations, accurate to the
+// rounding of the entries also for repeated moments (a thin rod's two equal ones), where the
+// closed-form solution of the cubic loses half the digits.
 static void sym3_eigenvalues(const double a[9], double e[3]) {
-  double p1 = a[1] * a[1] + a[2] * a[2] + a[5] * a[5];
-  double q = (a[0] + a[4] + a[8]) / 3.0;
-  if (p1 == 0) {
-    e[0] = a[0], e[1] = a[4], e[2] = a[8];
-  } else {
-    double p2 =
-        (a[0] - q) * (a[0] - q) + (a[4] - q) * (a[4] - q) + (a[8] - q) * (a[8] - q) + 2.0 * p1;
-    double p = sqrt(p2 / 6.0);
-    double b[9];
-    for (int i = 0; i < 9; i++) b[i] = (a[i] - (i % 4 == 0 ? q : 0.0)) / p;
-    double r = (b[0] * (b[4] * b[8] - b[5] * b[7]) - b[1] * (b[3] * b[8] - b[5] * b[6]) +
-                b[2] * (b[3] * b[7] - b[4] * b[6])) /
-               2.0;
-    r = r < -1 ? -1 : (r > 1 ? 1 : r);
-    double phi = acos(r) / 3.0;
-    double hi = q + 2.0 * p * cos(phi);
-    double lo = q + 2.0 * p * cos(phi + 2.0 * HY_PI / 3.0);
-    e[0] = lo, e[2] = hi, e[1] = 3.0 * q - lo - hi;
+  double A[3][3];
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) A[i][j] = a[3 * i + j];
   }
-  // sort ascending (the diagonal case comes unsorted)
+  for (int sweep = 0; sweep < 50; sweep++) {
+    const double off = fabs(A[0][1]) + fabs(A[0][2]) + fabs(A[1][2]);
+    const double diag = fabs(A[0][0]) + fabs(A[1][1]) + fabs(A[2][2]);
+    if (off == 0 || off < 1e-300 || off <= 1e-18 * diag) break;
+    for (int p = 0; p < 2; p++) {
+      for (int q = p + 1; q < 3; q++) {
+        if (A[p][q] == 0) continue;
+        // the rotation in the (p, q) plane that zeroes A[p][q]
+        const double theta = 0.5 * (A[q][q] - A[p][p]) / A[p][q];
+        const double t = (theta >= 0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+        const double c = 1.0 / sqrt(t * t + 1.0), sn = t * c;
+        for (int k = 0; k < 3; k++) {
+          const double akp = A[k][p], akq = A[k][q];
+          A[k][p] = c * akp - sn * akq;
+          A[k][q] = sn * akp + c * akq;
+        }
+        for (int k = 0; k < 3; k++) {
+          const double apk = A[p][k], aqk = A[q][k];
+          A[p][k] = c * apk - sn * aqk;
+          A[q][k] = sn * apk + c * aqk;
+        }
+      }
+    }
+  }
+  e[0] = A[0][0], e[1] = A[1][1], e[2] = A[2][2];
+  // sort ascending
   for (int i = 0; i < 2; i++) {
     for (int j = 0; j < 2 - i; j++) {
       if (e[j] > e[j + 1]) {
