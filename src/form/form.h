@@ -90,7 +90,8 @@ typedef struct hy_form_ops {
   // their move since the last evaluation. Completes it (projections, loop closure) and leaves
   // the outputs of the accepted state in d.
   hy_status (*accept)(hy_form* f, const double* dx);
-  // A failed step: the formulation's own values back to the start of the step.
+  // A failed step: the formulation's own values back to the start of the step, whose state
+  // and outputs the integrator has restored.
   void (*abort)(hy_form* f);
   // What a step carries to the next one besides the public state (hy_state_* HIST segment).
   int (*hist_size)(const hy_model* m);

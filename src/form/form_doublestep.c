@@ -265,7 +265,16 @@ static void ds_begin(hy_form* f) { (void)f; }
 
 static void ds_iterated(hy_form* f) { (void)f; }
 
-static void ds_abort(hy_form* f) { (void)f; }
+// A step that failed may have failed because the partition degraded within it, before the
+// re-selection at the end of a step could see it (the dependent block's pivot ratio can fall
+// tenfold in a few steps): the step is retried with the partition full pivoting chooses at its
+// start.
+static void ds_abort(hy_form* f) {
+  if (f->m->sizes.neq == 0) return;
+  if (hy_form_select_partition(f) == HY_OK && hy_form_factor_dependent(f) == HY_OK) {
+    f->part.pivot_ratio_sel = f->part.pivot_ratio;
+  }
+}
 
 // the partition, its only history, is every closed-loop formulation's (sim_state.c)
 static int ds_hist_size(const hy_model* m) {

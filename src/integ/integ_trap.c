@@ -6,6 +6,7 @@
 // differences (Eqs. 40-41). The formulation supplies the equations of motion at the state the
 // relations set, and their mechanical tangent block.
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/core.h"
@@ -345,8 +346,8 @@ void hy_trap_abort(hy_integ* in, hy_form* f) {
   memcpy(d->p, tr->p_k, sizeof(double) * nv);
   memcpy(tr->pd_prev, tr->pd_prev_k, sizeof(double) * nv);
   memcpy(d->U, tr->U_k, sizeof(double) * (size_t)m->sizes.nvlv);
-  f->ops->abort(f);
   hy_form_refresh(f);
+  f->ops->abort(f);
   memcpy(d->pd, tr->pd_k, sizeof(double) * nv);
   f->power = tr->power_k;
 }
@@ -504,13 +505,18 @@ static hy_status newton(hy_integ* in, hy_form* f) {
   if (st == HY_NEWTON_NOCONV && d->err.code != st) {
     int is_p;
     const char* name = unknown_name(tr, m, tr->worst, &is_p);
+    char res[96];
+    if (m->sizes.nvol > 0) {
+      snprintf(res, sizeof res, "%.3g (mechanical rows) and %.3g (pressure rows)", tr->res_seg[0],
+               tr->res_seg[1]);
+    } else {
+      snprintf(res, sizeof res, "%.3g", tr->res_seg[0]);
+    }
     HY_FAIL(&d->err, st,
             "Newton-Raphson did not converge in step t = %g -> %g s after %d iterations: "
-            "residual %.3g (mechanical rows) and %.3g (pressure rows), largest correction "
-            "%.3g %s (tolerance %.3g) on %s '%s'",
-            tr->t_k, d->time, it, tr->res_seg[0], tr->res_seg[1], tr->worst_dx,
-            is_p ? "Pa" : "rad or m", is_p ? tol_hyd : tol_mech,
-            is_p ? "pressure" : "coordinate", name);
+            "residual %s, largest correction %.3g %s (tolerance %.3g) on %s '%s'",
+            tr->t_k, d->time, it, res, tr->worst_dx, is_p ? "Pa" : "rad or m",
+            is_p ? tol_hyd : tol_mech, is_p ? "pressure" : "coordinate", name);
   }
   return st;
 }

@@ -701,37 +701,23 @@ START_TEST(random_loops_second_order) {
 }
 END_TEST
 
-//----- known defect ----------------------------------------------------------------------------
+//----- a partition that degrades within a step --------------------------------------------------
 
-// DEFECT "double-step re-selects its partition too late" (hydyn at c5432fe; src/ is not changed
-// here). The double-step method re-selects the independent coordinates only after a step that
-// converged, and only when the pivot ratio of the dependent block has fallen below
-// partition_rcond (0.1) times its value when the partition was chosen. On non-planar loops the
-// dependent block of a partition can approach a singularity within a few steps while Phi_z stays
-// well conditioned (the mechanism is nowhere near a singular configuration). Its condition number
-// then grows like 1/(t* - t), and the Newton iteration of a step with the analytic tangent
-// R_z^T M' R_z, which leaves out how R_z and S change with the unknowns (terms that grow with
-// that condition number), diverges before the pivot ratio has crossed the threshold (with
-// tangent fd the minimal case below gets through, and re-selects one step later). The step fails
-// with HY_NEWTON_NOCONV (or "loop closure failed"), and a failed step does not lead to a new
-// partition. The penalty formulation runs the same models through. Of 100 draws of the 4 families
-// above (seeds 1 to 25) run for 1 s at dt = 1 ms with default settings, 13 fail this way with
-// double-step (penalty: 1, at a configuration with sigma_min/sigma_max of Phi_z = 2e-3);
-// partition_rcond = 0.5 lets 10 of the 13 through. The seeds of the tests above are not among them,
-// and the converged runs above use tol_position 1e-9 and, for the second-order test, the sph+rev
-// model, where the defect does not occur.
-//
-// The tests below reproduce it. They are compiled only with -DHY_TEST_KNOWN_DEFECTS=1, e.g.
-//   cmake -S . -B build-defects -DCMAKE_BUILD_TYPE=Release
-//   -DCMAKE_C_FLAGS=-DHY_TEST_KNOWN_DEFECTS=1 CK_RUN_CASE=known_defects
-//   ./build-defects/tests/test_form
-#ifndef HY_TEST_KNOWN_DEFECTS
-#define HY_TEST_KNOWN_DEFECTS 0
-#endif
+// The double-step method re-selects the independent coordinates after a step that converged,
+// when the pivot ratio of the dependent block has fallen below partition_rcond (0.1) times its
+// value when the partition was chosen. On non-planar loops the dependent block of a partition can
+// approach a singularity within a few steps while Phi_z stays well conditioned (the mechanism is
+// nowhere near a singular configuration). Its condition number then grows like 1/(t* - t), and
+// the Newton iteration of a step with the analytic tangent R_z^T M' R_z, which leaves out how R_z
+// and S change with the unknowns (terms that grow with that condition number), diverges before
+// the pivot ratio has crossed the threshold. Of 100 draws of the 4 families above (seeds 1 to 25)
+// run for 1 s at dt = 1 ms, 13 failed this way when a failed step ended the run. A failed step
+// now chooses a new partition at its start and is retried in halves (hy_option.strict_steps);
+// the cases below failed before and get through now.
 
-#if HY_TEST_KNOWN_DEFECTS
-// Runs 1 s with the model's settings; "" when every step passed, else the failure.
-static void try_run(hy_model* m, hy_formulation form, char* msg, size_t size) {
+// Runs 1 s with the model's settings; "" when every step passed, else the failure. The counters
+// of the run in *stats.
+static void try_run(hy_model* m, hy_formulation form, char* msg, size_t size, hy_stats* stats) {
   m->opt.formulation = form;
   hy_data* d = hy_test_make(m);
   msg[0] = 0;
@@ -742,19 +728,30 @@ static void try_run(hy_model* m, hy_formulation form, char* msg, size_t size) {
       break;
     }
   }
+  *stats = d->stats;
   hy_data_free(d);
 }
 
 // The smallest case: tests/data/ds_partition_late.yaml, five bodies in a chain of revolute joints
 // closed to ground by a spherical cut (2 degrees of freedom). Penalty runs 1 s, and Phi_z stays
-// well conditioned; double-step fails at step 834 (t = 0.833 s).
-START_TEST(known_defect_partition_minimal) {
+// well conditioned. Double-step's step 834 (t = 0.833 s) fails as it is (strict steps); retried
+// in halves with a new partition, the run gets through and agrees with penalty.
+START_TEST(partition_reselected_after_failed_step) {
   hy_model* m = hy_test_load("tests/data/ds_partition_late.yaml");
   ck_assert_int_eq(m->sizes.nz, 5);
   ck_assert_int_eq(m->sizes.neq, 3);
   run(m, HY_FORM_PENALTY, 1e-3, 1.0, 1, &ra);
-  printf("  ds-partition-late, penalty: sigma_min/sigma_max of Phi_z >= %.3f\n", ra.sigma_ratio);
   ck_assert_msg(ra.sigma_ratio > 0.1, "sigma ratio %.3g", ra.sigma_ratio);
+  char msg[640];
+  hy_stats st;
+  m->opt.strict_steps = 1;
+  try_run(m, HY_FORM_DOUBLE_STEP, msg, sizeof msg, &st);
+  ck_assert_msg(strstr(msg, "step 834:") != NULL, "strict steps: '%s'", msg);
+  m->opt.strict_steps = 0;
+  try_run(m, HY_FORM_DOUBLE_STEP, msg, sizeof msg, &st);
+  ck_assert_msg(msg[0] == 0, "%s", msg);
+  ck_assert_int_ge(st.ncut, 1);
+  ck_assert_int_ge(st.npartition, 2);
   run(m, HY_FORM_DOUBLE_STEP, 1e-3, 1.0, 0, &rb);
   ck_assert_msg(max_diff(ra.z, rb.z, m->sizes.nz) < 1e-2, "formulations differ by %.3g",
                 max_diff(ra.z, rb.z, m->sizes.nz));
@@ -762,9 +759,10 @@ START_TEST(known_defect_partition_minimal) {
 }
 END_TEST
 
-// The same on generated models: sph+rev seed 3 at the default settings (fails at t = 0.666 s),
-// trans+sph seed 1 at dt = 4 ms (t = 0.872 s), 3 sph seed 2 converged to 1e-10 (t = 0.637 s).
-START_TEST(known_defect_partition_generated) {
+// The same on generated models that failed: sph+rev seed 3 at the default settings (at
+// t = 0.666 s), trans+sph seed 1 at dt = 4 ms (t = 0.872 s), 3 sph seed 2 converged to 1e-10
+// (t = 0.637 s).
+START_TEST(partition_reselected_generated) {
   static const struct {
     int family;
     uint64_t seed;
@@ -778,9 +776,10 @@ START_TEST(known_defect_partition_generated) {
     m->opt.dt = cases[c].dt;
     m->opt.tol_pos = cases[c].tol;
     char pen[640], ds[640];
-    try_run(m, HY_FORM_PENALTY, pen, sizeof pen);
-    try_run(m, HY_FORM_DOUBLE_STEP, ds, sizeof ds);
+    hy_stats st;
+    try_run(m, HY_FORM_PENALTY, pen, sizeof pen, &st);
     ck_assert_msg(pen[0] == 0, "penalty fails too: %s", pen);
+    try_run(m, HY_FORM_DOUBLE_STEP, ds, sizeof ds, &st);
     if (ds[0]) {
       nfail++;
       char line[1024];
@@ -788,13 +787,14 @@ START_TEST(known_defect_partition_generated) {
                families[cases[c].family].name, (unsigned long long)cases[c].seed, cases[c].dt,
                cases[c].tol, ds);
       strncat(report, line, sizeof report - strlen(report) - 1);
+    } else {
+      ck_assert_int_ge(st.ncut, 1);  // it needed the retry
     }
     hy_model_free(m);
   }
   ck_assert_msg(nfail == 0, "double-step fails where penalty runs:%s", report);
 }
 END_TEST
-#endif
 
 Suite* random_loops_suite(void) {
   Suite* s = suite_create("random_loops");
@@ -804,12 +804,7 @@ Suite* random_loops_suite(void) {
   tcase_add_test(tc, random_loops_formulations_agree);
   tcase_add_test(tc, random_loops_second_order);
   suite_add_tcase(s, tc);
-#if HY_TEST_KNOWN_DEFECTS
-  tc = tcase_create("known_defects");
-  tcase_set_timeout(tc, 300);
-  tcase_add_test(tc, known_defect_partition_minimal);
-  tcase_add_test(tc, known_defect_partition_generated);
-  suite_add_tcase(s, tc);
-#endif
+  tcase_add_test(tc, partition_reselected_after_failed_step);
+  tcase_add_test(tc, partition_reselected_generated);
   return s;
 }
