@@ -18,6 +18,7 @@ typedef struct penalty {
   int A_at_evaluation;     // A (unfactored), W and jac_s are those of the last residual
                            // evaluation (the tangent was formed there)
   int lam_pending;         // apply Eq. 19 at the next evaluation
+  double alpha;            // the penalty factor of the step (see penalty_begin)
   double* lam_k;           // multipliers at the start of the step                        (neq)
   // history carried from step to step
   double* lam_hist;        // final lambda of the three steps before the current one,
@@ -75,7 +76,7 @@ static HY_ALWAYS_INLINE void leading_n(int nz, int neq, double c, const double* 
 // W (into f->W) and the leading matrix (into A).
 static void leading_matrix(hy_form* f, double* A) {
   const hy_model* m = f->m;
-  const double c = f->step.w_pos * m->opt.penalty;
+  const double c = f->step.w_pos * ((const penalty*)f->self)->alpha;
   hy_form_cylinder_matrix(f, f->W);
   HY_SIZED(m->sizes.nz, leading_n, m->sizes.neq, c, f->W, f->d->phi_z, A);
 }
@@ -237,6 +238,12 @@ static const int* penalty_mech_coord(const hy_form* f) {
 static void penalty_begin(hy_form* f) {
   penalty* p = f->self;
   const hy_model* m = f->m;
+  // The augmented-Lagrangian iteration and the projections are conditioned by
+  // dt^2/4 alpha Phi_z^T Phi_z against M' (docs/formulations.md): the factor alpha belongs to the
+  // step dt it was chosen for, and a shorter step h of the integrator (a cut, or error control)
+  // keeps h^2/4 alpha_h = dt^2/4 alpha, so that the iteration converges as fast as at dt.
+  const double h = f->step.h, dt = m->opt.dt;
+  p->alpha = h == dt ? m->opt.penalty : m->opt.penalty * (dt / h) * (dt / h);
   p->lam_pending = 0;
   HY_COPY(m->sizes.neq, p->lam_k, f->d->lam);
   predict_multipliers(m, f->d, p);
@@ -248,7 +255,7 @@ static hy_status penalty_residual(hy_form* f, const double* dx, double* r) {
   const hy_model* m = f->m;
   hy_data* d = f->d;
   const int neq = m->sizes.neq;
-  const double alpha = m->opt.penalty;
+  const double alpha = p->alpha;
   p->A_at_evaluation = 0;
   hy_mech_kinematics_pos(m, d, f->mech);
   if (neq > 0) hy_mech_constraints_pos(m, d, f->mech);
@@ -282,7 +289,7 @@ static hy_status penalty_accept(hy_form* f, const double* dx) {
   const hy_model* m = f->m;
   hy_data* d = f->d;
   const int nz = m->sizes.nz, neq = m->sizes.neq;
-  const double alpha = m->opt.penalty;
+  const double alpha = p->alpha;
   // M' stays that of the last Newton evaluation, one correction below the tolerance earlier,
   // and the cylinder derivatives those of the evaluation the tangent was formed at
   // (docs/formulations.md, "End of a step")

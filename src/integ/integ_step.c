@@ -225,9 +225,18 @@ static hy_status back_to_start(hy_integ* in, hy_data* d, hy_status st) {
   return st;
 }
 
-// A step whose end lies within this fraction of the step before the interval's end lands on
-// it: the time steps then meet the recording times exactly.
-#define LAND 1e-9
+// The step that ends an interval lands on its end exactly, so that the steps meet the recording
+// times: a step within this factor of what is left takes it all, and one that would leave less
+// than a step is shortened to half of what is left, instead of leaving a sliver.
+#define LAND 1.1
+
+// The size of the next piece of an interval with `rest` left when the controller asks for h;
+// *last when it ends the interval.
+static double piece(double h, double rest, int* last) {
+  *last = !(h * LAND < rest);
+  if (*last) return rest;
+  return h < 0.5 * rest ? h : 0.5 * rest;
+}
 
 // Fixed steps: dt at once, and when that fails, the interval in steps of dt/2, dt/4, ... (each
 // later failure halves the step again for the rest of the interval).
@@ -248,11 +257,9 @@ static hy_status trapezoidal_fixed(hy_integ* in, hy_form* f, double dt) {
   double t = t0, h = 0.5 * dt;
   int cuts = 1;
   for (;;) {
-    const double rest = t_end - t;
-    const int last = !(h < rest * (1 - LAND));
-    // a last piece is what is left of the interval
-    const double hh = last ? rest : h;
-    const double te = last ? t_end : t + h;
+    int last;
+    const double hh = piece(h, t_end - t, &last);
+    const double te = last ? t_end : t + hh;
     st = hy_trap_step(in, f, hh, te, NULL);
     if (st == HY_OK) {
       integrate_work(d, &in->trap.power_k, &f->power, hh);
@@ -285,10 +292,10 @@ static hy_status trapezoidal_controlled(hy_integ* in, hy_form* f, double dt) {
   double h = tr->h_next > 0 && tr->h_next < dt ? tr->h_next : dt;
   int cuts = 0;
   for (;;) {
-    const double rest = t_end - t;
-    const int last = !(h < rest * (1 - LAND));
-    const double hh = last && !(t == t0 && h == dt) ? rest : h;
-    const double te = last ? t_end : t + h;
+    int last;
+    // a whole interval is a step of dt itself (t_end - t0 may differ from it by rounding)
+    const double hh = t == t0 && h == dt ? (last = 1, dt) : piece(h, t_end - t, &last);
+    const double te = last ? t_end : t + hh;
     double e = 0;
     hy_status st = hy_trap_step(in, f, hh, te, &e);
     if (st == HY_OK) {
