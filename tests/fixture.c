@@ -98,7 +98,9 @@ hy_model* hy_test_load(const char* what) {
   }
   hy_model* m = NULL;
   hy_error err;
-  hy_status st = hy_model_load(path, &m, &err);
+  // a member of a built-in model family (loop-64) has no file
+  hy_status st = hy_family_find(what) >= 0 ? hy_model_family(what, &m, &err)
+                                           : hy_model_load(path, &m, &err);
   ck_assert_msg(st == HY_OK, "%s: %s", path, err.msg);
   return m;
 }

@@ -21,9 +21,9 @@ int hy_test_run_suite(Suite* s);
 // Meant as the whole body of an area's main: return hy_test_main(a_suite(), b_suite(), NULL);
 int hy_test_main(Suite* first, ...);
 
-// Loads the built-in model file models/<what>.yaml of the source tree, or the file at the path
-// `what` relative to the source tree when it holds a '/'; fails the test with the loader's
-// message otherwise.
+// Loads the built-in model file models/<what>.yaml of the source tree, the file at the path
+// `what` relative to the source tree when it holds a '/', or the member `what` of a built-in
+// model family (loop-64); fails the test with the loader's message otherwise.
 hy_model* hy_test_load(const char* what);
 // hy_data_make that fails the test with its message.
 hy_data* hy_test_make(const hy_model* m);

@@ -8,7 +8,7 @@
 // - an ODE right-hand side: the accelerations at (t, z, zd, p, U) (`accelerations`), which the
 //   explicit integrators drive (the tree formulation) and which gives every formulation its
 //   consistent accelerations at t = 0;
-// - an implicit residual (`residual`, `tangent`, ...) whose unknowns are `nmech` coordinates
+// - an implicit residual (`residual`, `tangent`, ...) whose unknowns are `f->nmech` coordinates
 //   (the rest of the state follows from them) plus the pressures the integrator appends.
 #ifndef HYDYN_SRC_FORM_FORM_H_
 #define HYDYN_SRC_FORM_FORM_H_
@@ -68,17 +68,15 @@ typedef struct hy_form_ops {
   hy_status (*start)(hy_form* f);
   // Accelerations d->zdd at the state in d, after hy_form_evaluate there.
   hy_status (*accelerations)(hy_form* f);
-  // The implicit residual; NULL when the formulation has none.
-  // Number of mechanical unknowns, and the coordinate each one is (NULL: unknown i is z_i).
-  int (*nmech)(const hy_form* f);
-  const int* (*mech_coord)(const hy_form* f);
+  // The implicit residual; NULL when the formulation has none. Its mechanical unknowns are
+  // f->nmech coordinates, f->coord (kept current by the formulation).
   // Start of a step of f->step (the state in d is the start of the step).
   void (*begin)(hy_form* f);
   // Equations of motion at the state in d: the integrator has set the unknown coordinates,
-  // their velocities and accelerations and the pressures; dx (nmech) is how far the unknowns
+  // their velocities and accelerations and the pressures; dx (f->nmech) is how far the unknowns
   // moved since the last evaluation (0 at a step's first). Completes the state (dependent
   // coordinates), evaluates everything (hydraulic derivatives unless f->skip_derivatives) and
-  // writes the nmech mechanical rows, unscaled, into r. A positive status is recoverable.
+  // writes the f->nmech mechanical rows, unscaled, into r. A positive status is recoverable.
   hy_status (*residual)(hy_form* f, const double* dx, double* r);
   // At the last residual evaluation: the mechanical block of the tangent (nmech x nmech,
   // row-major, with w_pos and w_vel of f->step) into Am, and the cylinder lengths' derivatives
@@ -117,6 +115,8 @@ struct hy_form {
   double* jac_s;     // d|s|/dz of every cylinder                                 (ncyl x nz)
   double* W;         // M' + w_vel C + w_pos K of the cylinders                    (nz x nz)
   hy_form_step step;
+  int nmech;              // mechanical unknowns of the implicit residual
+  const int* coord;       // the coordinate of each (NULL: unknown i is z_i)
   hy_form_power power;    // at the current state
   int skip_derivatives;   // set by the integrator when no tangent is formed from the next
                           // residual: the hydraulic derivatives are then not evaluated

@@ -34,6 +34,8 @@ static void ds_bind(hy_form* f, unsigned char* mem) {
   f->self = NULL;
 }
 
+static void publish_unknowns(hy_form* f);
+
 // nz doubles of scratch when nz > HY_SIZED_MAX (the kernels keep smaller vectors in registers).
 static double* long_vector(hy_form* f, int* ok) {
   const int nz = f->m->sizes.nz;
@@ -251,16 +253,21 @@ static hy_status ds_accept(hy_form* f, const double* dx) {
     }
     // the best partition now is the reference for the next degradation
     pt->pivot_ratio_sel = pt->pivot_ratio;
+    publish_unknowns(f);
   }
   return HY_OK;
 }
 
-static hy_status ds_start(hy_form* f) { return hy_form_forward(f); }
+// The unknowns are the independent coordinates of the partition.
+static void publish_unknowns(hy_form* f) {
+  f->nmech = f->d->ndof;
+  f->coord = f->d->part;
+}
 
-static int ds_nmech(const hy_form* f) { return f->d->ndof; }
-
-static const int* ds_mech_coord(const hy_form* f) { return f->d->part; }
-
+static hy_status ds_start(hy_form* f) {
+  publish_unknowns(f);
+  return hy_form_forward(f);
+}
 static void ds_begin(hy_form* f) { (void)f; }
 
 static void ds_iterated(hy_form* f) { (void)f; }
@@ -274,6 +281,7 @@ static void ds_abort(hy_form* f) {
   if (hy_form_select_partition(f) == HY_OK && hy_form_factor_dependent(f) == HY_OK) {
     f->part.pivot_ratio_sel = f->part.pivot_ratio;
   }
+  publish_unknowns(f);
 }
 
 // the partition, its only history, is every closed-loop formulation's (sim_state.c)
@@ -287,9 +295,10 @@ static void ds_hist_get(const hy_form* f, double* buf) {
   (void)buf;
 }
 
+// (the partition set with the history is the one the unknowns follow)
 static void ds_hist_set(hy_form* f, const double* buf) {
-  (void)f;
   (void)buf;
+  publish_unknowns(f);
 }
 
 const hy_form_ops hy_form_doublestep_ops = {
@@ -301,8 +310,6 @@ const hy_form_ops hy_form_doublestep_ops = {
     .scratch = ds_scratch,
     .start = ds_start,
     .accelerations = hy_form_closed_accelerations,
-    .nmech = ds_nmech,
-    .mech_coord = ds_mech_coord,
     .begin = ds_begin,
     .residual = ds_residual,
     .tangent = ds_tangent,

@@ -48,6 +48,8 @@ static void penalty_bind(hy_form* f, unsigned char* mem) {
   mem += bytes_of(neq);
   p->lam_hist = (double*)mem;
   f->self = p;
+  f->nmech = f->m->sizes.nz;
+  f->coord = NULL;
 }
 
 // a multiplier bound's column, the residual of the reaction multipliers and their normal
@@ -228,13 +230,6 @@ static hy_status penalty_start(hy_form* f) {
   return reaction_multipliers(f);
 }
 
-static int penalty_nmech(const hy_form* f) { return f->m->sizes.nz; }
-
-static const int* penalty_mech_coord(const hy_form* f) {
-  (void)f;
-  return NULL;
-}
-
 static void penalty_begin(hy_form* f) {
   penalty* p = f->self;
   const hy_model* m = f->m;
@@ -385,8 +380,6 @@ const hy_form_ops hy_form_penalty_ops = {
     .scratch = penalty_scratch,
     .start = penalty_start,
     .accelerations = hy_form_closed_accelerations,
-    .nmech = penalty_nmech,
-    .mech_coord = penalty_mech_coord,
     .begin = penalty_begin,
     .residual = penalty_residual,
     .tangent = penalty_tangent,

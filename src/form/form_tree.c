@@ -13,6 +13,8 @@ static size_t tree_size(const hy_model* m) {
 static void tree_bind(hy_form* f, unsigned char* mem) {
   (void)mem;
   f->self = NULL;
+  f->nmech = f->m->sizes.nz;
+  f->coord = NULL;
 }
 
 static size_t tree_scratch(const hy_model* m) {
@@ -27,13 +29,6 @@ static hy_status tree_start(hy_form* f) {
 
 static hy_status tree_accelerations(hy_form* f) {
   return hy_mech_accelerations(f->m, f->d, f->mech);
-}
-
-static int tree_nmech(const hy_form* f) { return f->m->sizes.nz; }
-
-static const int* tree_mech_coord(const hy_form* f) {
-  (void)f;
-  return NULL;
 }
 
 static void tree_begin(hy_form* f) { (void)f; }
@@ -94,8 +89,6 @@ const hy_form_ops hy_form_tree_ops = {
     .scratch = tree_scratch,
     .start = tree_start,
     .accelerations = tree_accelerations,
-    .nmech = tree_nmech,
-    .mech_coord = tree_mech_coord,
     .begin = tree_begin,
     .residual = tree_residual,
     .tangent = tree_tangent,

@@ -69,6 +69,9 @@ typedef struct hy_trap {
   double* pd_k;       //                                                              (nvol)
   double* pd_prev_k;  //                                                              (nvol)
   double* U_k;        //                                                              (nvlv)
+  double* cache_k;    // the mechanics' cache (hy_mech_cache_get)                      (nbody x 3)
+  double uref_t;      // the spools' references at this time are in uref (NAN: none)
+  double* uref;       // (the end of the last step is the start of the next)          (nvlv)
   hy_form_power power_k;
   // the Newton iteration over the unknowns [mechanical (nm) | pressures (nvol)]
   int nm, n;          // mechanical unknowns, all unknowns

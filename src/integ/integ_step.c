@@ -48,6 +48,8 @@ static size_t layout(hy_integ* in, const hy_model* m, hy_integrator kind, unsign
     TAKE(tr->pd_k, dbl(nv));
     TAKE(tr->pd_prev_k, dbl(nv));
     TAKE(tr->U_k, dbl(nl));
+    TAKE(tr->cache_k, dbl((size_t)hy_mech_cache_size(m)));
+    TAKE(tr->uref, dbl(nl));
     TAKE(tr->x, dbl(nx));
     TAKE(tr->x_pred, dbl(nx));
     TAKE(tr->dx, dbl(nx));
@@ -93,6 +95,7 @@ void hy_integ_restart(hy_integ* in, const hy_model* m) {
   memset(tr->pd_prev, 0, sizeof(double) * (size_t)m->sizes.nvol);
   tr->h_prev = m->opt.dt;
   tr->h_next = 0;
+  tr->uref_t = NAN;
 }
 
 // pd_prev, h_prev, h_next

@@ -68,10 +68,11 @@ void hy_trap_begin(hy_integ* in, hy_form* f, double h, double t_end) {
   f->step.w_vel = 0.5 * h;
   f->step.w_pos = 0.25 * h * h;
   HY_COPY(m->sizes.nvlv, tr->U_k, d->U);
+  hy_mech_cache_get(m, f->mech, tr->cache_k);
   f->ops->begin(f);
   HY_SIZED(nz, predict_coordinates_n, h, d, tr);
-  tr->nm = f->ops->nmech(f);
-  tr->coord = f->ops->mech_coord(f);
+  tr->nm = f->nmech;
+  tr->coord = f->coord;
   tr->n = tr->nm + nv;
   if (tr->coord) {
     for (int c = 0; c < tr->nm; c++) tr->x[c] = d->z[tr->coord[c]];
@@ -82,13 +83,18 @@ void hy_trap_begin(hy_integ* in, hy_form* f, double h, double t_end) {
   if (m->opt.error_control != HY_ERRCTL_NONE) HY_COPY(tr->n, tr->x_pred, tr->x);
   // the spools' first-order lag U_dot = (U_ref - U) / tau (seed 000 Eq. 27) is linear and
   // independent of the other unknowns: the trapezoidal rule solves it in closed form
+  // (the reference at the start of a step is the one the step before looked up at its end)
   const double t0 = d->time;
+  const int known = t0 == tr->uref_t;
   for (int i = 0; i < m->sizes.nvlv; i++) {
     const double tau = m->vlv_tau[i];
+    const double r0 = known ? tr->uref[i] : hy_hyd_spool_reference(m, i, t0);
     const double r1 = hy_hyd_spool_reference(m, i, t_end);
-    d->U[i] = hy_integ_lag_step(tr->U_k[i], hy_hyd_spool_reference(m, i, t0), r1, h, tau);
+    d->U[i] = hy_integ_lag_step(tr->U_k[i], r0, r1, h, tau);
     d->Ud[i] = (r1 - d->U[i]) / tau;
+    tr->uref[i] = r1;
   }
+  tr->uref_t = t_end;
   d->time = t_end;
 }
 
@@ -350,6 +356,9 @@ void hy_trap_abort(hy_integ* in, hy_form* f) {
   f->ops->abort(f);
   memcpy(d->pd, tr->pd_k, sizeof(double) * nv);
   f->power = tr->power_k;
+  // the cache as it was, so that the step is undone to the last bit (the evaluations above and
+  // the failed iterations moved it)
+  hy_mech_cache_set(m, f->mech, tr->cache_k);
 }
 
 //----- the Newton iteration --------------------------------------------------------------------

@@ -69,6 +69,12 @@ void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf);
 // n^T J n of body j of a planar model: its inertia about the axis through its centre of mass
 // along the plane normal, which turns about that normal do not change.
 double hy_mech_inertia_about_normal(const hy_model* m, int j);
+// The bases of the planar kinematics' cos and sin are a cache whose contents decide the last
+// bits of later evaluations: a state saved with them and set back repeats a run bit for bit.
+// Doubles of the cache, and its copies out of and into w.
+static inline int hy_mech_cache_size(const hy_model* m) { return 3 * m->sizes.nbody; }
+void hy_mech_cache_get(const hy_model* m, const hy_mech_work* w, double* buf);
+void hy_mech_cache_set(const hy_model* m, hy_mech_work* w, const double* buf);
 // Drops the bases of the planar kinematics' cos and sin (w->turn_ref), so that the next
 // evaluation calls libm: a restarted run then repeats its results bit for bit. Also has the next
 // evaluation on the x-y plane write its constant entries again (after the arrays were spoilt).

@@ -86,6 +86,20 @@ static HY_ALWAYS_INLINE void turn_cos_sin(double theta, double* ref, double* c, 
   }
 }
 
+// r = a for the 3 nb doubles of the cache, a sized kernel: the trapezoidal step keeps the cache
+// at the start of every step, to put it back when the step fails.
+static HY_ALWAYS_INLINE void cache_copy_n(int nb, double* restrict r, const double* restrict a) {
+  for (int i = 0; i < 3 * nb; i++) r[i] = a[i];
+}
+
+void hy_mech_cache_get(const hy_model* m, const hy_mech_work* w, double* buf) {
+  HY_SIZED(m->sizes.nbody, cache_copy_n, buf, w->turn_ref);
+}
+
+void hy_mech_cache_set(const hy_model* m, hy_mech_work* w, const double* buf) {
+  HY_SIZED(m->sizes.nbody, cache_copy_n, w->turn_ref, buf);
+}
+
 void hy_mech_forget_turns(const hy_model* m, hy_mech_work* w) {
   for (int j = 0; j < m->sizes.nbody; j++) w->turn_ref[3 * j] = NAN;
   w->xy_pos_for = NULL;

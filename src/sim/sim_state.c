@@ -16,7 +16,7 @@ static int hist_size(const hy_model* m, const hy_form_ops* ops) {
   const int nz = m->sizes.nz;
   return HIST_TAG + nz + m->sizes.nvol + m->sizes.neq + HIST_POWER + HIST_WORK +
          hy_integ_hist_size(m) + hy_form_partition_hist_size(m) + ops->hist_size(m) +
-         3 * m->sizes.nbody;
+         hy_mech_cache_size(m);
 }
 
 static int segment_size(const hy_model* m, const hy_form_ops* ops, unsigned seg) {
@@ -82,7 +82,7 @@ static void hist_get(const hy_model* m, const hy_data* d, double* buf) {
   buf += hy_form_partition_hist_size(m);
   f->ops->hist_get(f, buf);
   buf += f->ops->hist_size(m);
-  put(buf, w->mech.turn_ref, 3 * m->sizes.nbody);
+  hy_mech_cache_get(m, &w->mech, buf);
 }
 
 static void hist_set(const hy_model* m, hy_data* d, const double* buf) {
@@ -108,7 +108,7 @@ static void hist_set(const hy_model* m, hy_data* d, const double* buf) {
   buf += hy_form_partition_hist_size(m);
   f->ops->hist_set(f, buf);
   buf += f->ops->hist_size(m);
-  take(buf, w->mech.turn_ref, 3 * m->sizes.nbody);
+  hy_mech_cache_set(m, &w->mech, buf);
 }
 
 hy_status hy_state_get(const hy_model* m, const hy_data* d, unsigned segments, double* buf) {
@@ -151,7 +151,7 @@ static int check_values(const hy_model* m, const hy_data* d, unsigned segments,
   const int before_hist = hy_state_size(m, d, segments & ~(unsigned)HY_STATE_HIST);
   *hist_off = before_hist;
   const int total = hy_state_size(m, d, segments);
-  const int turns = (segments & HY_STATE_HIST) ? 3 * m->sizes.nbody : 0;
+  const int turns = (segments & HY_STATE_HIST) ? hy_mech_cache_size(m) : 0;
   for (int i = 0; i < total; i++) {
     if (i >= total - turns && (i - (total - turns)) % 3 == 0) continue;  // a base's angle
     if (!isfinite(buf[i])) return i;

@@ -1,9 +1,16 @@
-// The trapezoidal rule's pieces with a closed form: the first-order lag of the spools.
+// The trapezoidal rule's pieces with a closed form (the first-order lag of the spools), its
+// local error estimate against the true local error, and its step controller: a failed step cut
+// into halves, the state back at the start of a step that fails for good, and error control
+// converging to a fine reference with the steps still meeting the recording times.
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "fixture.h"
 #include "integ/integ.h"
+#include "sim/sim.h"
 
 // A lag with time constant tau following a constant reference 10 from 0: the trapezoidal
 // recursion y_k+1 = r y_k + 10 (1 - r), r = (1 - a) / (1 + a), has the exact solution
@@ -30,10 +37,171 @@ START_TEST(lag_step_is_the_trapezoidal_rule) {
 }
 END_TEST
 
+static void step_n(const hy_model* m, hy_data* d, long n) {
+  for (long i = 0; i < n; i++) {
+    ck_assert_msg(hy_step(m, d) == HY_OK, "step at t = %g: %s", d->time, d->err.msg);
+  }
+}
+
+// The local error estimate of one trapezoidal step (the predictor-corrector difference, a third
+// of it on the coordinates, r/(3(r+1)) on the pressures) against the true local error of the
+// same step, the difference to the step integrated from the same start with RK4 at h/1000. The
+// double pendulum (tree formulation, coordinates) and the crane (pressures, the estimate of a
+// step 1.5 times its predecessor) mid-motion.
+START_TEST(error_estimate_is_the_local_error) {
+  const struct {
+    const char* model;
+    double t0, h, h_prev;
+  } cases[] = {{"double-pendulum", 0.3, 2e-3, 2e-3}, {"crane", 1.5, 1.5e-3, 1e-3}};
+  for (int c = 0; c < 2; c++) {
+    hy_model* m = hy_test_load(cases[c].model);
+    const int nz = m->sizes.nz, nv = m->sizes.nvol;
+    m->opt.formulation = HY_FORM_TREE;
+    m->opt.integrator = HY_INTEG_TRAPEZOIDAL;
+    m->opt.tol_pos = 1e-13;  // the converged step, not the Newton tolerance, is compared
+    m->opt.tol_p = 1e-6;
+    m->opt.error_control = HY_ERRCTL_PREDICTOR;
+    m->opt.dt = cases[c].h_prev;
+    hy_data* d = hy_test_make(m);
+    step_n(m, d, lround(cases[c].t0 / m->opt.dt));
+    hy_work* w = d->work_;
+    hy_form* f = hy_sim_form(m, d);
+    // the step from this state
+    static double start[4096], z_trap[64], p_trap[64];
+    ck_assert_int_le(hy_state_size(m, d, HY_STATE_FULL), 4096);
+    ck_assert_int_eq(hy_state_get(m, d, HY_STATE_FULL, start), HY_OK);
+    const double h = cases[c].h, t1 = d->time + h;
+    double e = -1;
+    // tolerances far above the step's error: the step is accepted whatever the estimate, which
+    // is compared in their units; the crane's on its pressures alone
+    m->opt.error_tol_pos = c == 0 ? 1 : 1e9;
+    m->opt.error_tol_p = 1e6;
+    ck_assert_int_eq(hy_trap_step(&w->integ, f, h, t1, &e), HY_OK);
+    memcpy(z_trap, d->z, sizeof(double) * (size_t)nz);
+    memcpy(p_trap, d->p, sizeof(double) * (size_t)nv);
+    // the same interval with RK4 at h/1000 from the same positions, velocities, pressures, spools
+    m->opt.integrator = HY_INTEG_RK4;
+    m->opt.dt = h / 1000;
+    hy_data* r = hy_test_make(m);
+    ck_assert_int_eq(hy_state_set(m, r, HY_STATE_TIME | HY_STATE_PHYSICS, start), HY_OK);
+    step_n(m, r, 1000);
+    double ez = 0, ep = 0;
+    for (int i = 0; i < nz; i++) ez = fmax(ez, fabs(z_trap[i] - r->z[i]));
+    for (int v = 0; v < nv; v++) ep = fmax(ep, fabs(p_trap[v] - r->p[v]));
+    const double truth = fmax(ez / m->opt.error_tol_pos, ep / m->opt.error_tol_p);
+    printf("  %s: local error estimate %.4g, true %.4g (tolerances), ratio %.3f; |dz| %.3g rad, "
+           "|dp| %.3g Pa\n",
+           cases[c].model, e, truth, e / truth, ez, ep);
+    fflush(stdout);
+    // errors far above the Newton tolerances (1e-13 rad, 1e-6 Pa) and the reference's own error
+    // (~1e-15 of RK4 at h/1000): the comparison sees the step's local error
+    ck_assert(ez > 1e-11 || ep > 1e-5);  // a step whose error the comparison can see
+    ck_assert_msg(e > 0.7 * truth && e < 1.4 * truth, "%s: estimate %.4g, true %.4g",
+                  cases[c].model, e, truth);
+    hy_data_free(r);
+    hy_data_free(d);
+    hy_model_free(m);
+  }
+}
+END_TEST
+
+// Loop 64 of the HDCA cases fails to converge at t = 2.149 s with strict steps of 1 ms; cut into
+// halves the run gets through. A step that still fails after max_cuts halvings, here the step
+// from 2.151 s whose first half converges and second does not, leaves the data bit for bit at
+// its start.
+START_TEST(failed_step_is_cut) {
+  hy_model* m = hy_test_load("loop-64");
+  m->opt.t_end = 2.2;
+  hy_data* d = hy_test_make(m);
+  step_n(m, d, 2149);
+  const int n = hy_state_size(m, d, HY_STATE_FULL);
+  double* before = malloc(sizeof(double) * (size_t)n);
+  double* after = malloc(sizeof(double) * (size_t)n);
+  ck_assert_int_eq(hy_state_get(m, d, HY_STATE_FULL, before), HY_OK);
+  m->opt.strict_steps = 1;
+  ck_assert_int_eq(hy_step(m, d), HY_NEWTON_NOCONV);
+  ck_assert_msg(strstr(d->err.msg, "did not converge in step t = 2.149") != NULL, "%s",
+                d->err.msg);
+  ck_assert_int_eq(hy_state_get(m, d, HY_STATE_FULL, after), HY_OK);
+  ck_assert_int_eq(memcmp(before, after, sizeof(double) * (size_t)n), 0);
+  // cut into halves, the steps to 2.151 s converge
+  m->opt.strict_steps = 0;
+  const long ncut = d->stats.ncut;
+  step_n(m, d, 2);
+  ck_assert_int_gt(d->stats.ncut, ncut);
+  // the step from 2.151 s, halved once and no more: back to its start, bit for bit (the
+  // checkpoint of a step taken in pieces)
+  ck_assert_int_eq(hy_state_get(m, d, HY_STATE_FULL, before), HY_OK);
+  m->opt.max_cuts = 1;
+  const hy_status st = hy_step(m, d);
+  ck_assert_msg(st == HY_NEWTON_NOCONV, "%d: %s", st, d->err.msg);
+  ck_assert_msg(strstr(d->err.msg, "in step t = 2.1515") && strstr(d->err.msg, "cut 1 time"),
+                "%s", d->err.msg);
+  ck_assert_int_eq(hy_state_get(m, d, HY_STATE_FULL, after), HY_OK);
+  for (int i = 0; i < n; i++) {
+    ck_assert_msg(memcmp(&before[i], &after[i], sizeof before[i]) == 0, "entry %d: %.17g %.17g",
+                  i, before[i], after[i]);
+  }
+  // with the default cuts the run goes on
+  m->opt.max_cuts = 12;
+  step_n(m, d, 2200 - 2151);
+  ck_assert_double_eq_tol(d->time, 2.2, 1e-9);
+  ck_assert_double_le(d->stats.h_min, 0.25e-3);
+  ck_assert_double_le(d->stats.violation_max, 1e-8);
+  free(before);
+  free(after);
+  hy_data_free(d);
+  hy_model_free(m);
+}
+END_TEST
+
+// Error control on loop 16 over 1 s: the error of the end state against a reference of fixed
+// steps of 10 us falls with the tolerance like tol^(2/3) (local error ~ h^3 per step, h ~ tol^(1/3),
+// steps ~ 1/h), and every hy_step still ends on the recording time k dt.
+START_TEST(error_control_converges) {
+  hy_model* m = hy_test_load("loop-16");
+  m->opt.t_end = 1.0;
+  m->opt.dt = 1e-5;
+  m->opt.formulation = HY_FORM_DOUBLE_STEP;
+  hy_data* ref = hy_test_make(m);
+  step_n(m, ref, 100000);
+  m->opt.dt = 1e-2;
+  m->opt.error_control = HY_ERRCTL_PREDICTOR;
+  const double tols[3] = {1e-5, 1e-6, 1e-7};
+  double err[3];
+  long steps[3];
+  for (int k = 0; k < 3; k++) {
+    m->opt.error_tol_pos = tols[k];
+    hy_data* d = hy_test_make(m);
+    for (int i = 1; i <= 100; i++) {
+      ck_assert_int_eq(hy_step(m, d), HY_OK);
+      ck_assert_double_eq_tol(d->time, i * 1e-2, 1e-13);
+    }
+    err[k] = 0;
+    for (int i = 0; i < m->sizes.nz; i++) err[k] = fmax(err[k], fabs(d->z[i] - ref->z[i]));
+    steps[k] = d->stats.nsubstep;
+    printf("  loop-16, error control %.0e: %ld steps, end error %.3g rad\n", tols[k], steps[k],
+           err[k]);
+    hy_data_free(d);
+  }
+  // measured 2.7e-3, 8.2e-4, 2.4e-4 rad: 11.5 times over the two decades, tol^0.53
+  ck_assert_msg(err[0] / err[2] > 6 && err[1] < err[0] && err[2] < err[1],
+                "errors %.3g %.3g %.3g", err[0], err[1], err[2]);
+  ck_assert(steps[2] > 3 * steps[0]);
+  ck_assert(err[2] < 1e-3);
+  hy_data_free(ref);
+  hy_model_free(m);
+}
+END_TEST
+
 Suite* integ_trap_suite(void) {
   Suite* s = suite_create("integ_trap");
   TCase* tc = tcase_create("trapezoidal");
+  tcase_set_timeout(tc, 120);
   tcase_add_test(tc, lag_step_is_the_trapezoidal_rule);
+  tcase_add_test(tc, error_estimate_is_the_local_error);
+  tcase_add_test(tc, failed_step_is_cut);
+  tcase_add_test(tc, error_control_converges);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,5 +1,7 @@
 #include "fixture.h"
 
 Suite* sim_step_suite(void);
+Suite* sim_state_suite(void);
+Suite* sim_run_suite(void);
 
-int main(void) { return hy_test_main(sim_step_suite(), NULL); }
+int main(void) { return hy_test_main(sim_step_suite(), sim_state_suite(), sim_run_suite(), NULL); }
