@@ -164,7 +164,7 @@ void hy_form_cylinder_matrix(hy_form* f, double* W) {
 // At the end of a step the coordinates have moved by the last Newton correction since the last
 // evaluation. In nearly every step that correction is far below the tolerance (1e-5 of it on
 // the seed mechanisms, 1e-12 rad). The position stages of the kinematics and constraints, and
-// the loop closure, are then not repeated for it: Phi (seed 000 Eq. 18) moves by Phi_z times
+// the loop closure, are then not repeated for it: Phi (seed 000 Sect. 2.2) moves by Phi_z times
 // the change, exact to its square (~1e-24 m), and the rest keeps the evaluated positions. The
 // coordinates themselves always take the full correction: even a 1e-11 rad left out would
 // enter the velocities and accelerations of the trapezoidal rule (as 2/dt and 4/dt^2 times it),

@@ -80,7 +80,8 @@ void hy_mech_cache_set(const hy_model* m, hy_mech_work* w, const double* buf);
 // evaluation on the x-y plane write its constant entries again (after the arrays were spoilt).
 void hy_mech_forget_turns(const hy_model* m, hy_mech_work* w);
 
-// Positions and velocities of every body and marker, b_j and d_j, from (z, zd): Eqs. 2, 4, 6.
+// Positions and velocities of every body and marker, b_j and d_j, from (z, zd): Eqs. 1-6 (d_j and
+// the zdd = 0 accelerations of Eq. 3).
 void hy_mech_kinematics(const hy_model* m, hy_data* d, hy_mech_work* w);
 // Its two stages: positions (rotations, origins, centres of mass, markers, b_j) from z, then
 // velocities (Z, d_j, the zdd = 0 accelerations, marker velocities) from zd, so that a change

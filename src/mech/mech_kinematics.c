@@ -1,7 +1,8 @@
-// Semi-recursive kinematics: seed 000_c866e3283107e8a4.txt Eqs. 1-7. This file holds the work
-// arrays and their binding, the 3-D path, which serves every model and is the reference the
-// planar paths are tested against, and the public stages, which hand planar models over to the
-// planar paths (mech_kinematics_planar.c).
+// Semi-recursive kinematics: seed 000_c866e3283107e8a4.txt Eqs. 1-6 (Eq. 7, the centre-of-mass
+// acceleration, is formed with the dynamics). This file holds the work arrays and their binding,
+// the 3-D path, which serves every model and is the reference the planar paths are tested
+// against, and the public stages, which hand planar models over to the planar paths
+// (mech_kinematics_planar.c).
 //
 // Z_j = [s_dot_j; omega_j] is the velocity of the body point that coincides with the inertial
 // origin, so velocities of a child add to its parent's by Z_j = Z_parent + b_j zd_j (Eq. 2) and

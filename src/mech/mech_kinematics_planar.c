@@ -1,4 +1,4 @@
-// The planar paths of the kinematics (seed 000_c866e3283107e8a4.txt Eqs. 1-7 on a plane): what
+// The planar paths of the kinematics (seed 000_c866e3283107e8a4.txt Eqs. 1-6 on a plane): what
 // hy_mech_kinematics_pos and hy_mech_kinematics_vel (mech_kinematics.c) run on planar models,
 // tested against the 3-D reference path there. The tilted-plane path serves any plane; the x-y
 // paths serve the x-y plane (hy_mech_work.xy_fast), which every built-in planar model lies in.
