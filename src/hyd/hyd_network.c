@@ -192,29 +192,14 @@ static HY_ALWAYS_INLINE void evaluate(int nv, int nc, const hy_model* m, hy_data
   }
 }
 
-// The copies: sized on the volumes (HY_SIZED, core.h; their loops run over 2-4 volumes on the
-// seed circuits), and for a single cylinder, the usual actuator, on 2-4 volumes and nc = 1 (more
-// copies in one function would exceed what the compiler inlines).
-#define EVALUATE_SIZED(m, d, hw)                            \
-  do {                                                      \
-    const int nv_ = (m)->sizes.nvol, nc_ = (m)->sizes.ncyl; \
-    if (nc_ == 1 && nv_ == 2) {                             \
-      evaluate(2, 1, m, d, hw);                             \
-    } else if (nc_ == 1 && nv_ == 3) {                      \
-      evaluate(3, 1, m, d, hw);                             \
-    } else if (nc_ == 1 && nv_ == 4) {                      \
-      evaluate(4, 1, m, d, hw);                             \
-    } else {                                                \
-      HY_SIZED(nv_, evaluate, nc_, m, d, hw);               \
-    }                                                       \
-  } while (0)
-
+// The copies: sized on the volumes (HY_SIZED_F1, core.h; their loops run over 2-4 volumes on
+// the seed circuits), and on nc = 1 as well for a single cylinder, the usual actuator.
 static void evaluate_with_derivatives(const hy_model* m, hy_data* d, hy_hyd_work* hw) {
-  EVALUATE_SIZED(m, d, hw);
+  HY_SIZED_F1(m->sizes.nvol, m->sizes.ncyl, evaluate, m, d, hw);
 }
 
 static void evaluate_values(const hy_model* m, hy_data* d) {
-  EVALUATE_SIZED(m, d, (hy_hyd_work*)NULL);
+  HY_SIZED_F1(m->sizes.nvol, m->sizes.ncyl, evaluate, m, d, (hy_hyd_work*)NULL);
 }
 
 void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw) {
