@@ -456,9 +456,11 @@ typedef struct recording {
 static hy_status record_row(void* user, const hy_model* m, const hy_data* d) {
   recording* r = user;
   if (!r->csv) return HY_OK;
-  hy_status st = hy_csv_write(r->csv, m, d);
+  hy_error err;
+  memset(&err, 0, sizeof err);
+  hy_status st = hy_csv_write(r->csv, m, d, &err);
   if (st != HY_OK) {
-    fprintf(stderr, "hydyn: writing the CSV failed at t = %.9g s\n", d->time);
+    fprintf(stderr, "hydyn: writing the CSV failed at t = %.9g s: %s\n", d->time, err.msg);
     return st;
   }
   r->last_row = d->time;
@@ -509,7 +511,7 @@ static void report_failure(const hy_data* d, const hy_run_summary* r, const reco
   }
   char buf[1024];
   hy_error_format(&e, buf, sizeof buf);
-  if (isnan(r->t_fail) && r->status == HY_ERR_IO) {
+  if (isnan(r->t_fail) && (r->status == HY_ERR_IO || r->status == HY_ERR_NAN)) {
     // the recorder said so
   } else if (isnan(r->t_fail)) {
     fprintf(stderr, "hydyn: the run stopped at t = %.9g s: %s (%s)\n", r->t_reached, buf,

@@ -212,6 +212,19 @@ static int retryable(hy_status st) {
          st == HY_ERR_NAN;
 }
 
+// Whether the state the failed trapezoidal step started from (kept by hy_trap_begin) is finite.
+static int start_is_finite(const hy_integ* in, const hy_model* m) {
+  const hy_trap* tr = &in->trap;
+  const int nz = m->sizes.nz, nv = m->sizes.nvol;
+  for (int i = 0; i < nz; i++) {
+    if (!isfinite(tr->z_k[i]) || !isfinite(tr->zd_k[i]) || !isfinite(tr->zdd_k[i])) return 0;
+  }
+  for (int v = 0; v < nv; v++) {
+    if (!isfinite(tr->p_k[v]) || !isfinite(tr->pd_k[v])) return 0;
+  }
+  return 1;
+}
+
 // Says in the error how far the step was cut before it failed for good.
 static void note_cuts(hy_data* d, int cuts, double h) {
   if (cuts == 0) return;
@@ -254,6 +267,11 @@ static hy_status trapezoidal_fixed(hy_integ* in, hy_form* f, double dt) {
     return HY_OK;
   }
   if (m->opt.strict_steps || !retryable(st) || m->opt.max_cuts < 1) return st;
+  if (st == HY_ERR_NAN && !start_is_finite(in, m)) {
+    // no smaller step gets past a state that is not finite to begin with
+    return HY_FAIL(&d->err, HY_ERR_NAN, "non-finite state at the start of the step at t = %g s",
+                   t0);
+  }
   // back at the start: kept, so that a later piece's failure can return there
   in->checkpoint.save(in->checkpoint.ctx);
   d->stats.ncut++;
@@ -315,6 +333,10 @@ static hy_status trapezoidal_controlled(hy_integ* in, hy_form* f, double dt) {
       }
       t = te;
       continue;
+    }
+    if (st == HY_ERR_NAN && !start_is_finite(in, m)) {
+      HY_FAIL(&d->err, HY_ERR_NAN, "non-finite state at the start of the step at t = %g s", t);
+      return back_to_start(in, d, st);
     }
     if (st == HY_STEP_REJECTED) {
       d->stats.nreject++;

@@ -36,9 +36,10 @@ hy_status hy_csv_open(const char* path, const hy_model* m, const hy_data* d, hy_
                       hy_error* err);
 
 // Appends the row of the state in d (d->time, d->z, d->zd, energies, then the closed-loop,
-// force and hydraulic columns). m must be the model the recorder was opened with. Returns HY_ERR_IO
-// when writing fails.
-hy_status hy_csv_write(hy_csv* c, const hy_model* m, const hy_data* d);
+// force and hydraulic columns). m must be the model the recorder was opened with. Returns
+// HY_ERR_NAN, writing nothing, when a value of the row is not finite (no file ever holds one),
+// HY_ERR_IO when writing fails. Nullable: err.
+hy_status hy_csv_write(hy_csv* c, const hy_model* m, const hy_data* d, hy_error* err);
 
 // Flushes and closes the file and frees the recorder (NULL is a no-op). Returns HY_ERR_IO when
 // an earlier write, the flush or the close failed.

@@ -1,6 +1,7 @@
 // CSV recorder: a header naming every column with its unit, then one row per recorded step,
 // streamed to the file as the run goes.
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -128,10 +129,56 @@ hy_status hy_csv_open(const char* path, const hy_model* m, const hy_data* d, hy_
   return HY_OK;
 }
 
-hy_status hy_csv_write(hy_csv* c, const hy_model* m, const hy_data* d) {
+// The first entry of v (n) that is not finite, or -1.
+static int nonfinite(const double* v, int n) {
+  for (int i = 0; i < n; i++) {
+    if (!isfinite(v[i])) return i;
+  }
+  return -1;
+}
+
+// Which quantity of the row in d is not finite (the first), or NULL: no row holds one, so that
+// a file never carries a value a reader cannot use.
+static const char* nonfinite_column(const hy_csv* c, const hy_model* m, const hy_data* d,
+                                    int* index) {
+  const double scalars[] = {d->time,      d->energy_kin, d->energy_pot, d->work_ext,
+                            d->violation, d->work_hyd,   d->diss_visc,  d->work_damp};
+  static const char* const names[] = {"time",      "E_kin",    "E_pot",     "W_ext",
+                                      "violation", "work_hyd", "diss_visc", "work_damp"};
+  *index = -1;
+  for (size_t k = 0; k < sizeof scalars / sizeof scalars[0]; k++) {
+    if (!isfinite(scalars[k])) return names[k];
+  }
+  struct {
+    const char* name;
+    const double* v;
+    int n;
+  } arrays[] = {{"z", d->z, c->nz},           {"zd", d->zd, c->nz},
+                {"F", d->frc_force, c->nfrc}, {"len", d->frc_len, c->nfrc},
+                {"p", d->p, c->nvol},         {"U", d->U, c->nvlv},
+                {"F_hyd", d->cyl_F_hyd, c->ncyl}, {"len_a", d->cyl_len_a, c->ncyl},
+                {"len_b", d->cyl_len_b, c->ncyl}};
+  (void)m;
+  for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
+    *index = nonfinite(arrays[k].v, arrays[k].n);
+    if (*index >= 0) return arrays[k].name;
+  }
+  return NULL;
+}
+
+hy_status hy_csv_write(hy_csv* c, const hy_model* m, const hy_data* d, hy_error* err) {
   if (!c || !m || !d || m->sizes.nz != c->nz || m->sizes.nfrc != c->nfrc ||
       m->sizes.nvol != c->nvol || m->sizes.nvlv != c->nvlv || m->sizes.ncyl != c->ncyl) {
-    return HY_ERR_ARG;
+    return HY_FAIL(err, HY_ERR_ARG, "CSV recorder: the data is not of the model of the file");
+  }
+  int index;
+  const char* which = nonfinite_column(c, m, d, &index);
+  if (which) {
+    char entry[32] = "";
+    if (index >= 0) snprintf(entry, sizeof entry, " entry %d", index);
+    return HY_FAIL(err, HY_ERR_NAN,
+                   "CSV recorder: %s%s is not finite at t = %.9g s: the row is not written",
+                   which, entry, d->time);
   }
   FILE* fp = c->fp;
   // %.17g: the shortest fixed precision that round-trips every double, so the file can serve as
@@ -177,7 +224,7 @@ hy_status hy_csv_write(hy_csv* c, const hy_model* m, const hy_data* d) {
   }
   if (bad) {
     c->failed = 1;
-    return HY_ERR_IO;
+    return HY_FAIL(err, HY_ERR_IO, "CSV recorder: writing failed: %s", strerror(errno));
   }
   return HY_OK;
 }

@@ -98,7 +98,7 @@ START_TEST(header_and_rows_round_trip) {
   ck_assert_ptr_nonnull(csv);
   for (int k = 0; k < 3; k++) {
     set_state(&c, k);
-    ck_assert_int_eq(hy_csv_write(csv, &c.m, &c.d), HY_OK);
+    ck_assert_int_eq(hy_csv_write(csv, &c.m, &c.d, NULL), HY_OK);
   }
   ck_assert_int_eq(hy_csv_close(csv), HY_OK);
 
@@ -155,7 +155,7 @@ START_TEST(rows_reach_the_file_while_open) {
   ck_assert_int_eq(count_lines(read_all(c.path)), 1);
   for (int k = 0; k < HY_CSV_FLUSH_ROWS + 3; k++) {
     set_state(&c, k);
-    ck_assert_int_eq(hy_csv_write(csv, &c.m, &c.d), HY_OK);
+    ck_assert_int_eq(hy_csv_write(csv, &c.m, &c.d, NULL), HY_OK);
   }
   ck_assert_int_ge(count_lines(read_all(c.path)), 1 + HY_CSV_FLUSH_ROWS);
   ck_assert_int_eq(hy_csv_close(csv), HY_OK);
@@ -178,6 +178,33 @@ START_TEST(open_failures) {
   ck_assert_int_eq(hy_csv_open(NULL, &c.m, &c.d, &csv, NULL), HY_ERR_ARG);
   ck_assert_int_eq(hy_csv_open(c.path, NULL, &c.d, &csv, NULL), HY_ERR_ARG);
   ck_assert_int_eq(hy_csv_close(NULL), HY_OK);
+  csv_case_cleanup(&c);
+}
+END_TEST
+
+// A row holding a value that is not finite is not written: the file keeps its rows before, and
+// the error names the quantity and the time.
+START_TEST(nonfinite_rows_are_refused) {
+  csv_case c;
+  csv_case_init(&c, "j1", "slider");
+  hy_csv* csv = NULL;
+  ck_assert_int_eq(hy_csv_open(c.path, &c.m, &c.d, &csv, NULL), HY_OK);
+  set_state(&c, 1);
+  ck_assert_int_eq(hy_csv_write(csv, &c.m, &c.d, NULL), HY_OK);
+  hy_error err;
+  memset(&err, 0, sizeof err);
+  c.d.energy_pot = -INFINITY;
+  ck_assert_int_eq(hy_csv_write(csv, &c.m, &c.d, &err), HY_ERR_NAN);
+  ck_assert_msg(strstr(err.msg, "E_pot is not finite"), "%s", err.msg);
+  set_state(&c, 2);
+  c.zd[1] = NAN;
+  ck_assert_int_eq(hy_csv_write(csv, &c.m, &c.d, &err), HY_ERR_NAN);
+  ck_assert_msg(strstr(err.msg, "zd entry 1 is not finite"), "%s", err.msg);
+  ck_assert_int_eq(hy_csv_close(csv), HY_OK);
+  const char* text = read_all(c.path);
+  ck_assert_int_eq(count_lines(text), 2);  // the header and the one finite row
+  ck_assert_ptr_null(strstr(text, "nan"));
+  ck_assert_ptr_null(strstr(text, "inf"));
   csv_case_cleanup(&c);
 }
 END_TEST
@@ -210,9 +237,9 @@ static void check_loop_columns(hy_formulation form, const char* expect_tail) {
   csv_case_init(&c, "unused", "unused");  // for its temporary file
   hy_csv* csv = NULL;
   ck_assert_int_eq(hy_csv_open(c.path, m, d, &csv, &err), HY_OK);
-  ck_assert_int_eq(hy_csv_write(csv, m, d), HY_OK);
+  ck_assert_int_eq(hy_csv_write(csv, m, d, NULL), HY_OK);
   for (int k = 0; k < 3; k++) ck_assert_int_eq(hy_step(m, d), HY_OK);
-  ck_assert_int_eq(hy_csv_write(csv, m, d), HY_OK);
+  ck_assert_int_eq(hy_csv_write(csv, m, d, NULL), HY_OK);
   ck_assert_int_eq(hy_csv_close(csv), HY_OK);
 
   char* text = read_all(c.path);
@@ -292,7 +319,7 @@ START_TEST(hydraulic_columns) {
     if (r == 1) {
       for (int k = 0; k < 1200; k++) ck_assert_int_eq(hy_step(m, d), HY_OK);
     }
-    ck_assert_int_eq(hy_csv_write(csv, m, d), HY_OK);
+    ck_assert_int_eq(hy_csv_write(csv, m, d, NULL), HY_OK);
     const double row[NCOL - 15] = {d->p[0],         d->p[1],
                                    d->p[2],         d->U[0],
                                    d->cyl_F_hyd[0], d->cyl_len_a[0],
@@ -374,6 +401,7 @@ Suite* io_csv_suite(void) {
   tcase_add_test(tc, names_are_quoted);
   tcase_add_test(tc, rows_reach_the_file_while_open);
   tcase_add_test(tc, open_failures);
+  tcase_add_test(tc, nonfinite_rows_are_refused);
   tcase_add_test(tc, closed_loop_and_force_columns);
   tcase_add_test(tc, force_names_are_quoted);
   tcase_add_test(tc, hydraulic_columns);

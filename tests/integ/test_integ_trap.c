@@ -194,6 +194,28 @@ START_TEST(error_control_converges) {
 }
 END_TEST
 
+// A value that is not finite is reported as such, never as a Newton iteration that did not
+// converge with a residual of 0: in the state a step starts from, and in the iteration.
+START_TEST(nonfinite_values_are_named) {
+  hy_model* m = hy_test_load("four-bar-a");
+  hy_data* d = hy_test_make(m);
+  step_n(m, d, 1200);
+  const double t = d->time;
+  d->zd[1] = NAN;
+  ck_assert_int_eq(hy_step(m, d), HY_ERR_NAN);
+  ck_assert_msg(strstr(d->err.msg, "non-finite") && !strstr(d->err.msg, "did not converge"),
+                "%s", d->err.msg);
+  ck_assert_double_eq(d->time, t);
+  // strict: the iteration's own report
+  m->opt.strict_steps = 1;
+  ck_assert_int_eq(hy_step(m, d), HY_ERR_NAN);
+  ck_assert_msg(strstr(d->err.msg, "non-finite residual") && strstr(d->err.msg, "nan"), "%s",
+                d->err.msg);
+  hy_data_free(d);
+  hy_model_free(m);
+}
+END_TEST
+
 Suite* integ_trap_suite(void) {
   Suite* s = suite_create("integ_trap");
   TCase* tc = tcase_create("trapezoidal");
@@ -202,6 +224,7 @@ Suite* integ_trap_suite(void) {
   tcase_add_test(tc, error_estimate_is_the_local_error);
   tcase_add_test(tc, failed_step_is_cut);
   tcase_add_test(tc, error_control_converges);
+  tcase_add_test(tc, nonfinite_values_are_named);
   suite_add_tcase(s, tc);
   return s;
 }
