@@ -119,7 +119,9 @@ START_TEST(help_mentions_everything) {
                         "rk4",        "--out",         "--no-out",     "--every",   "--quiet",
                         "--help",     "--formulation", "tree",         "penalty",   "double-step",
                         "--tangent",  "analytic",      "fd",           "--penalty", "--tol",
-                        "--max-iter", "--tol-p"};
+                        "--max-iter", "--tol-p",         "--strict-steps", "--max-cuts",
+                        "--error-control", "predictor",  "--error-tol",    "--error-tol-p",
+                        "--max-memory", "trapezoidal",   "auto"};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) ASSERT_HAS(result.out, opts[i]);
 
   run_hydyn((const char*[]){"--version", NULL}, NULL, &result);
@@ -752,6 +754,83 @@ START_TEST(newton_failure_keeps_rows) {
 }
 END_TEST
 
+// The options of the architecture issue: a step longer than the run is refused (status 2, before
+// anything is written), the memory limit refuses with the estimate (status 1), cut steps and
+// error control show in the summary, strict steps end a run that cuts would save, and the model
+// families run by name and are listed.
+START_TEST(steps_memory_and_families) {
+  make_tmp_dir();
+  char v[64];
+  run_hydyn((const char*[]){"run", "double-pendulum", "--dt", "20", "--t-end", "10", NULL}, NULL,
+            &result);
+  ck_assert_int_eq(result.status, 2);
+  ASSERT_HAS(result.err, "the step dt = 20 s is longer than the run, t_end = 10 s");
+  char path[128];
+  snprintf(path, sizeof path, "%s/double-pendulum.csv", tmp_dir);
+  ck_assert_int_ne(access(path, F_OK), 0);
+  run_hydyn((const char*[]){"run", "quick-return", "--max-memory", "1000", "--no-out", NULL},
+            NULL, &result);
+  ck_assert_int_eq(result.status, 1);
+  ASSERT_HAS(result.err, "would need");
+  ASSERT_HAS(result.err, "more than the limit of 1 kB");
+  const char* const bad[][3] = {{"--error-control", "fast", NULL},
+                                {"--max-cuts", "41", NULL},
+                                {"--max-cuts", "-1", NULL},
+                                {"--error-tol", "0", NULL},
+                                {"--error-tol-p", "x", NULL},
+                                {"--max-memory", "-5", NULL}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    const char* args[8] = {"run", "loop-4", bad[i][0], bad[i][1], NULL};
+    run_hydyn(args, NULL, &result);
+    ck_assert_msg(result.status == 2, "%s %s: status %d", bad[i][0], bad[i][1], result.status);
+  }
+  // loop-64 fails at t = 2.149 s with strict steps of 1 ms; cut steps get through
+  run_hydyn((const char*[]){"run", "loop-64", "--t-end", "2.2", "--strict-steps", "--no-out",
+                            NULL},
+            NULL, &result);
+  ck_assert_int_eq(result.status, 1);
+  ASSERT_HAS(result.err, "step 2150 failed at t = 2.149 s");
+  run_hydyn((const char*[]){"run", "loop-64", "--t-end", "2.2", "--no-out", "--quiet", NULL}, NULL,
+            &result);
+  ck_assert_msg(result.status == 0, "%s", result.err);
+  ck_assert_int_gt(atoi(summary_value(result.out, "cuts", v, sizeof v)), 0);
+  ck_assert_str_eq(summary_value(result.out, "steps", v, sizeof v), "2200");
+  // error control: the steps follow the local error, the results the recording times
+  char csv[128];
+  snprintf(csv, sizeof csv, "%s/ec.csv", tmp_dir);
+  run_hydyn((const char*[]){"run", "loop-16", "--t-end", "0.5", "--dt", "0.01", "--error-control",
+                            "predictor", "--error-tol", "1e-6", "--out", csv, "--quiet", NULL},
+            NULL, &result);
+  ck_assert_msg(result.status == 0, "%s", result.err);
+  ck_assert_str_eq(summary_value(result.out, "steps", v, sizeof v), "50");
+  ck_assert_int_gt(atoi(summary_value(result.out, "substeps", v, sizeof v)), 50);
+  FILE* f = fopen(csv, "r");
+  ck_assert_ptr_nonnull(f);
+  static char line[1 << 14];
+  int rows = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (rows > 0) ck_assert_double_eq_tol(strtod(line, NULL), 0.01 * (rows - 1), 1e-12);
+    rows++;
+  }
+  fclose(f);
+  ck_assert_int_eq(rows, 52);
+  remove(csv);
+  // the families by name, and in the list (on standard error, after the model files' names)
+  run_hydyn((const char*[]){"run", "hdca-case1", "--t-end", "0.01", "--no-out", NULL}, NULL,
+            &result);
+  ck_assert_msg(result.status == 0, "%s", result.err);
+  ASSERT_HAS(result.err, "note: the model has closed loops: formulation penalty");
+  run_hydyn((const char*[]){"run", "loop-1", "--no-out", NULL}, NULL, &result);
+  ck_assert_int_eq(result.status, 1);
+  ASSERT_HAS(result.err, "loop-N takes N = 2..");
+  ck_assert_ptr_null(strstr(result.err, "neither a file nor"));
+  run_hydyn((const char*[]){"models", NULL}, NULL, &result);
+  ASSERT_HAS(result.err, "loop-N");
+  ASSERT_HAS(result.err, "hdca-case3");
+  rmdir(tmp_dir);
+}
+END_TEST
+
 Suite* cli_suite(void) {
   Suite* s = suite_create("cli");
   TCase* tc = tcase_create("command");
@@ -770,6 +849,7 @@ Suite* cli_suite(void) {
   tcase_add_test(tc, held_model_notes_and_columns);
   tcase_add_test(tc, redundant_equations_note);
   tcase_add_test(tc, tree_refused_for_loops);
+  tcase_add_test(tc, steps_memory_and_families);
   tcase_add_test(tc, static_residual_note);
   tcase_add_test(tc, hydraulic_run);
   tcase_add_test(tc, newton_failure_keeps_rows);
