@@ -452,7 +452,7 @@ static hy_status newton(hy_integ* in, hy_form* f) {
               d->pd, tr->f, tr->dx, tr->res_seg);
     if (!isfinite(tr->res_seg[0]) || !isfinite(tr->res_seg[1])) {
       st = HY_FAIL(&d->err, HY_ERR_NAN,
-                   "non-finite residual in step t = %g -> %g s at iteration %d: %.3g "
+                   "non-finite residual in step t = %.9g -> %.9g s at iteration %d: %.3g "
                    "(mechanical rows), %.3g (pressure rows)",
                    tr->t_k, d->time, it, tr->res_seg[0], tr->res_seg[1]);
       break;
@@ -503,7 +503,7 @@ static hy_status newton(hy_integ* in, hy_form* f) {
       int is_p;
       const char* name = unknown_name(tr, m, tr->worst, &is_p);
       st = HY_FAIL(&d->err, HY_ERR_NAN,
-                   "non-finite Newton correction in step t = %g -> %g s at iteration %d on %s "
+                   "non-finite Newton correction in step t = %.9g -> %.9g s at iteration %d on %s "
                    "'%s' (residual %.3g of the mechanical rows, %.3g of the pressure rows)",
                    tr->t_k, d->time, it, is_p ? "pressure" : "coordinate", name, tr->res_seg[0],
                    tr->res_seg[1]);
@@ -522,7 +522,7 @@ static hy_status newton(hy_integ* in, hy_form* f) {
       snprintf(res, sizeof res, "%.3g", tr->res_seg[0]);
     }
     HY_FAIL(&d->err, st,
-            "Newton-Raphson did not converge in step t = %g -> %g s after %d iterations: "
+            "Newton-Raphson did not converge in step t = %.9g -> %.9g s after %d iterations: "
             "residual %s, largest correction %.3g %s (tolerance %.3g) on %s '%s'",
             tr->t_k, d->time, it, res, tr->worst_dx, is_p ? "Pa" : "rad or m",
             is_p ? tol_hyd : tol_mech, is_p ? "pressure" : "coordinate", name);
