@@ -83,6 +83,8 @@ typedef struct hy_trap {
   double* fp;         // residual at a perturbed x (finite-difference tangent)         (nmax)
   double* J;          // finite-difference tangent and its LU factors                 (nmax^2)
   int* piv;           //                                                              (nmax)
+  double* row_scale;  // the scales of its rows (unit largest entry), for the later
+                      // iterations of modified Newton                                (nmax)
   double* dxm;        // change of the mechanical unknowns since the last evaluation  (nz)
   int worst;          // unknown with the largest scaled correction in the last iteration
   double worst_dx;    // that correction (rad or m, Pa)

@@ -57,6 +57,7 @@ static size_t layout(hy_integ* in, const hy_model* m, hy_integrator kind, unsign
     TAKE(tr->fp, dbl(nx));
     TAKE(tr->J, dbl(nx * nx));
     TAKE(tr->piv, ints(nx));
+    TAKE(tr->row_scale, dbl(nx));
     TAKE(tr->dxm, dbl(nz));
     TAKE(tr->tg_S, dbl(nz * nz));
     TAKE(tr->tg_Spiv, ints(nz));

@@ -409,7 +409,7 @@ static const char* unknown_name(const hy_trap* tr, const hy_model* m, int i, int
 
 // Rows scaled to a unit largest entry before the LU of the finite-difference tangent: mechanical
 // and pressure rows differ by many orders of magnitude, which partial pivoting alone does not
-// see. The scales are kept in fp for the modified-Newton iterations (fp is free until then).
+// see. The scales are kept for the modified-Newton iterations.
 static void scale_fd_rows(hy_trap* tr) {
   const int n = tr->n;
   for (int i = 0; i < n; i++) {
@@ -421,7 +421,7 @@ static void scale_fd_rows(hy_trap* tr) {
     const double sc = mx > 0 ? 1 / mx : 1;
     for (int j = 0; j < n; j++) tr->J[i * n + j] *= sc;
     tr->dx[i] = -tr->f[i] * sc;
-    tr->fp[i] = sc;
+    tr->row_scale[i] = sc;
   }
 }
 
@@ -463,7 +463,7 @@ static hy_status newton(hy_integ* in, hy_form* f) {
       if (analytic) {
         hy_trap_solve(in, f, tr->dx);
       } else {
-        for (int i = 0; i < n; i++) tr->dx[i] = -tr->f[i] * tr->fp[i];
+        for (int i = 0; i < n; i++) tr->dx[i] = -tr->f[i] * tr->row_scale[i];
         hy_lu_solve(n, tr->J, tr->piv, tr->dx);
       }
     } else {

@@ -8,17 +8,24 @@
 
 // Numbers of a body inertia kept as (m, m g, J_O), see mech_dynamics.c.
 #define HY_MECH_INERTIA_SIZE 13
+// Numbers of a body's record of the planar dynamics (mech_dynamics_planar.c) and of its turn in
+// the planar kinematics (angle, cos, sin; mech_kinematics_planar.c).
+#define HY_MECH_PLANAR_RECORD 10
+#define HY_MECH_TURN_SIZE 3
 
-// Work arrays of the mechanics, owned by the data's private workspace. On planar models
-// hy_mech_dynamics leaves body_M, body_Q and comp_Q alone and keeps its own per-body records
-// in comp_M (see mech_dynamics_planar.c), and hy_mech_kinematics_pos uses body_Q for scratch
-// while it runs (see mech_kinematics_planar.c).
+// Work arrays of the mechanics, owned by the data's private workspace. The 3-D path uses the
+// body and composite arrays, the planar paths the turn and planar records; each array has one
+// purpose.
 typedef struct hy_mech_work {
   double* body_M;    // M-bar_j of each body, Eq. 9, as (m, m g, J_O)          (nbody x 13)
   double* body_Q;    // Q-bar_j - M-bar_j * Zd0_j: forces less velocity terms  (nbody x 6)
   double* body_Zd0;  // Cartesian acceleration with zdd = 0 (T Rd_dot zd)     (nbody x 6)
   double* comp_M;    // composite M-bar of each subtree, same form               (nbody x 13)
   double* comp_Q;    // composite force of each subtree                       (nbody x 6)
+  double* turn;      // planar: each body's turn angle and its cos and sin
+                     // at the last position stage                          (nbody x 3)
+  double* plane_rec; // planar: each subtree's inertia and load and the joint's
+                     // planar b, summed from the leaves                     (nbody x 10)
   double* Mfac;      // Cholesky factor of M'                                 (nz x nz)
   double* load_val;  // applied load vectors at the current time              (nload x 3)
   double* jnt_P;     // joint points on the parents, inertial frame (3-D path) (nbody x 3)

@@ -15,11 +15,11 @@
 // components (gravity, offsets or loads along n, products of inertia with n) drop out exactly as
 // they do in the 3-D products.
 //
-// Each body gets a record of PLANAR_SIZE doubles in w->comp_M, which only the 3-D path uses:
-// its subtree's inertia (m, c.e1, c.e2, J_nn) and load (force along e1, e2, moment about n
-// through the origin), summed from the leaves, then the joint's planar b.
+// Each body gets a record of PLANAR_SIZE doubles in w->plane_rec: its subtree's inertia (m, c.e1,
+// c.e2, J_nn) and load (force along e1, e2, moment about n through the origin), summed from the
+// leaves, then the joint's planar b.
 enum { PLANAR_INERTIA = 0, PLANAR_LOAD = 4, PLANAR_B = 7, PLANAR_SIZE = 10 };
-_Static_assert(PLANAR_SIZE <= HY_MECH_INERTIA_SIZE, "a planar record fits in comp_M");
+_Static_assert(PLANAR_SIZE == HY_MECH_PLANAR_RECORD, "w->plane_rec holds the records");
 
 // The planar triple of M-bar v = [m v_lin - c x w; c x v_lin + J_O w] from the inertia
 // (m, c1, c2, J_nn) and the triple (v1, v2, w) of v: c x n = (c2, -c1) in the plane,
@@ -242,7 +242,7 @@ static HY_ALWAYS_INLINE void dynamics_planar(const hy_model* m, hy_data* d, hy_m
   get_plane_axes(m, &ax);
   const double grav1 = along_e1(&ax, m->opt.gravity, xy);
   const double grav2 = along_e2(&ax, m->opt.gravity, xy);
-  double* rec = w->comp_M;
+  double* rec = w->plane_rec;
   double* restrict M = d->M;
   double* restrict Q = d->Q;
 

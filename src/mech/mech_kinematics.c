@@ -18,7 +18,9 @@ size_t hy_mech_work_size(const hy_model* m) {
   const size_t nb = (size_t)m->sizes.nbody, nz = (size_t)m->sizes.nz;
   // a double for each int too: body_kind (nb), app_adr (nb + 1), app_item and app_mrk, mrk_adr
   // (nb + 1) and mrk_on (nmrk)
-  return nb * (2 * HY_MECH_INERTIA_SIZE + 6 + 6 + 6 + 3 + 3 + 1 + 1) + nz * nz +
+  return nb * (2 * HY_MECH_INERTIA_SIZE + 6 + 6 + 6 + 3 + 3 + 1 + 1 + HY_MECH_TURN_SIZE +
+               HY_MECH_PLANAR_RECORD) +
+         nz * nz +
          3 * (size_t)m->sizes.nload + nb + 1 + 2 * applied_items(m) + nb + 1 +
          (size_t)m->sizes.nmrk;
 }
@@ -85,6 +87,10 @@ void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf) {
   buf += HY_MECH_INERTIA_SIZE * nb;
   w->comp_Q = buf;
   buf += 6 * nb;
+  w->turn = buf;
+  buf += HY_MECH_TURN_SIZE * nb;
+  w->plane_rec = buf;
+  buf += HY_MECH_PLANAR_RECORD * nb;
   w->Mfac = buf;
   buf += nz * nz;
   w->jnt_P = buf;

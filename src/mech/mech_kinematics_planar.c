@@ -24,11 +24,10 @@
 // Newton iteration, and a whole step of a slow mechanism, turn bodies by far less.
 #define TURN_SERIES_MAX 1e-3
 
-// Scratch of the planar position stages, per body in w->body_Q (which planar models do not use,
-// see mech.h): its turn angle and (c, s), for its children and markers, and for
-// hy_mech_outputs and hy_mech_planar_rotate.
+// What the planar position stages leave per body in w->turn: its turn angle and (c, s), for its
+// children and markers, and for hy_mech_outputs and hy_mech_planar_rotate.
 enum { TURN_THETA, TURN_COS, TURN_SIN, TURN_SIZE };
-_Static_assert(TURN_SIZE <= 6, "a turn record fits in body_Q");
+_Static_assert(TURN_SIZE == HY_MECH_TURN_SIZE, "w->turn holds the turn records");
 
 // r = h + c q + s w of a vector stored as h, q, w.
 static inline void turned(double r[3], const double* hqw, double c, double s) {
@@ -118,7 +117,7 @@ void hy_mech_kinematics_pos_planar(const hy_model* m, hy_data* d, hy_mech_work* 
   const int* kind = w->body_kind;
   const double* z = d->z;
   const double* pos = d->body_pos;
-  double* turn = w->body_Q;
+  double* turn = w->turn;
   for (int j = 0; j < nb; j++) {
     const int p = parent[j];
     const double* restrict rec = m->body_plane + HY_PLANE_SIZE * j;
@@ -368,7 +367,7 @@ typedef struct xy_pos_arrays {
   const int* kind;          // w->body_kind
   const int* mrk_adr;       // w->mrk_adr
   const int* mrk_on;        // w->mrk_on
-  double* turn;             // w->body_Q, as turn records
+  double* turn;             // w->turn
   double* ref;              // w->turn_ref
   double* jb;               // d->jnt_b
   double* pos;              // d->body_pos
@@ -379,7 +378,7 @@ typedef struct xy_pos_arrays {
 static HY_ALWAYS_INLINE xy_pos_arrays pos_arrays(const hy_model* m, hy_data* d,
                                                  hy_mech_work* w) {
   const xy_pos_arrays a = {m->body_plane, m->mrk_plane, w->body_kind, w->mrk_adr, w->mrk_on,
-                           w->body_Q,     w->turn_ref,  d->jnt_b,     d->body_pos, d->body_com,
+                           w->turn,       w->turn_ref,  d->jnt_b,     d->body_pos, d->body_com,
                            d->mrk_pos};
   return a;
 }
@@ -615,7 +614,7 @@ void hy_mech_kinematics_vel_xy_tree(const hy_model* m, hy_data* d, hy_mech_work*
 static HY_ALWAYS_INLINE void rotations_planar(const hy_model* m, hy_data* d, const hy_mech_work* w,
                                               int xy) {
   for (int j = 0; j < m->sizes.nbody; j++) {
-    const double* t = w->body_Q + TURN_SIZE * j;
+    const double* t = w->turn + TURN_SIZE * j;
     turned_rotation(d->body_rot + 9 * j, m->body_plane + HY_PLANE_SIZE * j + HY_PLANE_ROT,
                     t[TURN_COS], t[TURN_SIN], xy);
   }
@@ -632,7 +631,7 @@ void hy_mech_outputs(const hy_model* m, hy_data* d, hy_mech_work* w) {
 
 void hy_mech_planar_rotate(const hy_model* m, const hy_mech_work* w, int body, const double v[3],
                            double r[3]) {
-  const double* t = w->body_Q + TURN_SIZE * body;
+  const double* t = w->turn + TURN_SIZE * body;
   double A[9];
   turned_rotation(A, m->body_plane + HY_PLANE_SIZE * body + HY_PLANE_ROT, t[TURN_COS],
                   t[TURN_SIN], m->plane_xy[0]);

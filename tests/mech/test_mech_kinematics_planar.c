@@ -112,7 +112,7 @@ static double check_stage(const hy_model* m, kin_array a[NARRAY], int stage, dou
 // At `nstate` random states of model m (the last with angles of tens of radians): both planar
 // stages against both 3-D stages, and the planar velocity stage on its own after the 3-D
 // position stage (it may use nothing of the planar position stage but its outputs, and nothing
-// left in the scratch w->body_Q). With `tilted_path`, a model on the x-y plane takes the
+// left in its turn records w->turn). With `tilted_path`, a model on the x-y plane takes the
 // tilted-plane path instead of the x-y paths, as one with a slide along z does (xy_fast = 0).
 // Returns the largest relative difference of any array.
 static double compare_paths(const hy_model* m, unsigned seed, int nstate, int tilted_path,
@@ -144,21 +144,21 @@ static double compare_paths(const hy_model* m, unsigned seed, int nstate, int ti
     for (int k = 0; k < NARRAY; k++) {
       if (a[k].stage == STAGE_VEL) poison(a[k].at, a[k].len);
     }
-    poison(w->body_Q, 6 * nb);
+    poison(w->turn, HY_MECH_TURN_SIZE * nb);
     run_stage(m, d, w, STAGE_VEL, 1);
     e = fmax(e, check_stage(m, a, STAGE_VEL, worst, "velocities after the 3-D positions", s));
 
     // both planar, with the scratch spoilt between the stages; the entries that are constant on
     // the x-y plane are written once per data, and again after hy_mech_forget_turns
     for (int k = 0; k < NARRAY; k++) poison(a[k].at, a[k].len);
-    poison(w->body_Q, 6 * nb);
+    poison(w->turn, HY_MECH_TURN_SIZE * nb);
     hy_mech_forget_turns(m, w);
     run_stage(m, d, w, STAGE_POS, 1);
-    // what shows that the dispatch took the planar path: it keeps its turns in body_Q (the cos
+    // what shows that the dispatch took the planar path: it keeps its turns in w->turn (the cos
     // of body 0's, which every planar path stores; a chain keeps the angle in registers)
-    ck_assert(isfinite(w->body_Q[1]));
+    ck_assert(isfinite(w->turn[1]));
     e = fmax(e, check_stage(m, a, STAGE_POS, worst, "positions", s));
-    poison(w->body_Q, 6 * nb);
+    poison(w->turn, HY_MECH_TURN_SIZE * nb);
     run_stage(m, d, w, STAGE_VEL, 1);
     e = fmax(e, check_stage(m, a, STAGE_VEL, worst, "velocities", s));
 
