@@ -375,6 +375,20 @@ static inline void hy_arena_release(hy_arena* a, size_t mark) {
   if (mark <= a->used) a->used = mark;
 }
 
+//----- layouts of work memory ----------------------------------------------------------------
+
+// Bytes that n doubles (ints) take in a block of arrays laid out one after the other, rounded to
+// the arena's 64-byte alignment so that every array starts aligned.
+static inline size_t hy_doubles(size_t n) { return hy_arena_need(n * sizeof(double)); }
+static inline size_t hy_ints(size_t n) { return hy_arena_need(n * sizeof(int)); }
+// Lays the next array of `bytes` out at base + at (when base is not NULL) and advances at: one
+// walk over a block both sizes it (base NULL) and binds its arrays, so the two cannot disagree.
+#define HY_LAYOUT_TAKE(base, at, field, bytes)          \
+  do {                                                  \
+    if (base) (field) = (void*)((base) + (at));         \
+    (at) += (bytes);                                    \
+  } while (0)
+
 //----- errors --------------------------------------------------------------------------------
 
 // Fills e (nullable) with code, location and a printf-style message; returns code.

@@ -197,17 +197,13 @@ int hy_form_keep_positions(const hy_model* m, hy_data* d, const double* dz) {
 
 //----- sizes, binding, scratch ---------------------------------------------------------------
 
-// Bytes of n items of size `each`, rounded to the arena's alignment so that consecutive arrays
-// stay aligned.
-static size_t bytes_of(size_t n, size_t each) { return hy_arena_need(n * each); }
-
 size_t hy_form_size(const hy_model* m, const hy_form_ops* ops) {
   const size_t nz = (size_t)m->sizes.nz, neq = (size_t)m->sizes.neq;
   const size_t nc = (size_t)m->sizes.ncyl;
-  return bytes_of(neq, sizeof(int)) + bytes_of(neq * neq, sizeof(double)) +
-         bytes_of(neq, sizeof(int)) + bytes_of(nz * nz, sizeof(double)) +
-         bytes_of(nz, sizeof(double)) + bytes_of(nc * nz, sizeof(double)) +
-         bytes_of(nz * nz, sizeof(double)) + ops->size(m);
+  return hy_ints(neq) + hy_doubles(neq * neq) +
+         hy_ints(neq) + hy_doubles(nz * nz) +
+         hy_doubles(nz) + hy_doubles(nc * nz) +
+         hy_doubles(nz * nz) + ops->size(m);
 }
 
 void hy_form_bind(hy_form* f, const hy_model* m, const hy_form_ops* ops, unsigned char* mem) {
@@ -216,19 +212,19 @@ void hy_form_bind(hy_form* f, const hy_model* m, const hy_form_ops* ops, unsigne
   f->ops = ops;
   f->m = m;
   f->part.rowsel = (int*)mem;
-  mem += bytes_of(neq, sizeof(int));
+  mem += hy_ints(neq);
   f->part.Pd = (double*)mem;
-  mem += bytes_of(neq * neq, sizeof(double));
+  mem += hy_doubles(neq * neq);
   f->part.pivd = (int*)mem;
-  mem += bytes_of(neq, sizeof(int));
+  mem += hy_ints(neq);
   f->part.Rz = (double*)mem;
-  mem += bytes_of(nz * nz, sizeof(double));
+  mem += hy_doubles(nz * nz);
   f->part.S = (double*)mem;
-  mem += bytes_of(nz, sizeof(double));
+  mem += hy_doubles(nz);
   f->jac_s = (double*)mem;
-  mem += bytes_of(nc * nz, sizeof(double));
+  mem += hy_doubles(nc * nz);
   f->W = (double*)mem;
-  mem += bytes_of(nz * nz, sizeof(double));
+  mem += hy_doubles(nz * nz);
   ops->bind(f, mem);
 }
 
@@ -240,14 +236,14 @@ size_t hy_form_scratch(const hy_model* m, const hy_form_ops* ops) {
   // full-pivoting LU (matrix and two permutations); the equilibrium forces (E, the g_k, the
   // right-hand side, the normal equations and their pivots); the reduced accelerations
   // (Q' - M' S, M' R_z, the reduced right-hand side and mass matrix); a loop closure's vector
-  const size_t shared = bytes_of(nz, sizeof(double)) + bytes_of(neq * nz, sizeof(double)) +
-                        bytes_of(neq, sizeof(int)) + bytes_of(nz, sizeof(int)) +
-                        bytes_of(nz * neqf, sizeof(double)) + bytes_of(neqf * nz, sizeof(double)) +
-                        bytes_of(nz, sizeof(double)) + bytes_of(neqf * neqf, sizeof(double)) +
-                        bytes_of(neqf, sizeof(double)) + bytes_of(neqf, sizeof(int)) +
-                        bytes_of(nz, sizeof(double)) + bytes_of(nz * nz, sizeof(double)) +
-                        bytes_of(nz, sizeof(double)) + bytes_of(nz * nz, sizeof(double)) +
-                        bytes_of(neq, sizeof(double)) + bytes_of(nc, sizeof(double));
+  const size_t shared = hy_doubles(nz) + hy_doubles(neq * nz) +
+                        hy_ints(neq) + hy_ints(nz) +
+                        hy_doubles(nz * neqf) + hy_doubles(neqf * nz) +
+                        hy_doubles(nz) + hy_doubles(neqf * neqf) +
+                        hy_doubles(neqf) + hy_ints(neqf) +
+                        hy_doubles(nz) + hy_doubles(nz * nz) +
+                        hy_doubles(nz) + hy_doubles(nz * nz) +
+                        hy_doubles(neq) + hy_doubles(nc);
   return shared + ops->scratch(m);
 }
 

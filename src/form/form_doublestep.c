@@ -20,8 +20,7 @@
 // changes of the end of a step, the gathered independent accelerations.
 static size_t ds_scratch(const hy_model* m) {
   const size_t nz = (size_t)m->sizes.nz;
-  return 3 * hy_arena_need(nz * sizeof(double)) + hy_arena_need((size_t)m->sizes.neq *
-                                                               sizeof(double));
+  return 3 * hy_doubles(nz) + hy_doubles((size_t)m->sizes.neq);
 }
 
 static size_t ds_size(const hy_model* m) {

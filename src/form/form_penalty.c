@@ -28,12 +28,10 @@ typedef struct penalty {
   long steps;              // steps accepted, for the schedule of the contraction bound
 } penalty;
 
-static size_t bytes_of(size_t n) { return hy_arena_need(n * sizeof(double)); }
-
 static size_t penalty_size(const hy_model* m) {
   const size_t nz = (size_t)m->sizes.nz, neq = (size_t)m->sizes.neq;
-  return hy_arena_need(sizeof(penalty)) + bytes_of(nz * nz) + bytes_of(nz) + bytes_of(neq) +
-         bytes_of(3 * neq);
+  return hy_arena_need(sizeof(penalty)) + hy_doubles(nz * nz) + hy_doubles(nz) + hy_doubles(neq) +
+         hy_doubles(3 * neq);
 }
 
 static void penalty_bind(hy_form* f, unsigned char* mem) {
@@ -41,11 +39,11 @@ static void penalty_bind(hy_form* f, unsigned char* mem) {
   penalty* p = (penalty*)mem;
   mem += hy_arena_need(sizeof(penalty));
   p->A = (double*)mem;
-  mem += bytes_of(nz * nz);
+  mem += hy_doubles(nz * nz);
   p->proj = (double*)mem;
-  mem += bytes_of(nz);
+  mem += hy_doubles(nz);
   p->lam_k = (double*)mem;
-  mem += bytes_of(neq);
+  mem += hy_doubles(neq);
   p->lam_hist = (double*)mem;
   f->self = p;
   f->nmech = f->m->sizes.nz;
@@ -56,7 +54,7 @@ static void penalty_bind(hy_form* f, unsigned char* mem) {
 // equations
 static size_t penalty_scratch(const hy_model* m) {
   const size_t nz = (size_t)m->sizes.nz, neq = (size_t)m->sizes.neq;
-  return bytes_of(nz) + bytes_of(nz) + bytes_of(neq * neq) + bytes_of(neq);
+  return hy_doubles(nz) + hy_doubles(nz) + hy_doubles(neq * neq) + hy_doubles(neq);
 }
 
 // W + dt^2/4 Phi_z^T alpha Phi_z, W = M' + dt/2 C + dt^2/4 K (Sect. 2.3): the mechanical block of

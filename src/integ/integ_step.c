@@ -11,9 +11,6 @@
 
 //----- arrays ----------------------------------------------------------------------------------
 
-static size_t dbl(size_t n) { return hy_arena_need(n * sizeof(double)); }
-static size_t ints(size_t n) { return hy_arena_need(n * sizeof(int)); }
-
 static int explicit_kind(hy_integrator k) {
   return k == HY_INTEG_EULER || k == HY_INTEG_SEMI_EULER || k == HY_INTEG_RK4;
 }
@@ -29,51 +26,47 @@ static size_t layout(hy_integ* in, const hy_model* m, hy_integrator kind, unsign
   const size_t nc = (size_t)m->sizes.ncyl, nl = (size_t)m->sizes.nvlv;
   const size_t nx = nz + nv;
   size_t at = 0;
-#define TAKE(field, bytes)                      \
-  do {                                          \
-    if (base) field = (void*)(base + at);       \
-    at += (bytes);                              \
-  } while (0)
+#define TAKE(field, bytes) HY_LAYOUT_TAKE(base, at, field, bytes)
   hy_trap* tr = in ? &in->trap : NULL;
-  TAKE(tr->pd_prev, dbl(nv));
+  TAKE(tr->pd_prev, hy_doubles(nv));
   if (kind == HY_INTEG_TRAPEZOIDAL) {
-    TAKE(tr->hat_zd, dbl(nz));
-    TAKE(tr->hat_zdd, dbl(nz));
-    TAKE(tr->hat_pd, dbl(nv));
-    TAKE(tr->pd_trap, dbl(nv));
-    TAKE(tr->z_k, dbl(nz));
-    TAKE(tr->zd_k, dbl(nz));
-    TAKE(tr->zdd_k, dbl(nz));
-    TAKE(tr->p_k, dbl(nv));
-    TAKE(tr->pd_k, dbl(nv));
-    TAKE(tr->pd_prev_k, dbl(nv));
-    TAKE(tr->U_k, dbl(nl));
-    TAKE(tr->cache_k, dbl((size_t)hy_mech_cache_size(m)));
-    TAKE(tr->uref, dbl(nl));
-    TAKE(tr->x, dbl(nx));
-    TAKE(tr->x_pred, dbl(nx));
-    TAKE(tr->dx, dbl(nx));
-    TAKE(tr->f, dbl(nx));
-    TAKE(tr->fp, dbl(nx));
-    TAKE(tr->J, dbl(nx * nx));
-    TAKE(tr->piv, ints(nx));
-    TAKE(tr->row_scale, dbl(nx));
-    TAKE(tr->dxm, dbl(nz));
-    TAKE(tr->tg_S, dbl(nz * nz));
-    TAKE(tr->tg_Spiv, ints(nz));
-    TAKE(tr->tg_D, dbl(nv * nv));
-    TAKE(tr->tg_Dpiv, ints(nv));
-    TAKE(tr->tg_G, dbl(nv * nc));
-    TAKE(tr->tg_Js, dbl(nc * nz));
-    TAKE(tr->tg_Fp, dbl(nc * nv));
-    TAKE(tr->tg_K, dbl(nc * nc));
-    TAKE(tr->tg_y, dbl(nv));
+    TAKE(tr->hat_zd, hy_doubles(nz));
+    TAKE(tr->hat_zdd, hy_doubles(nz));
+    TAKE(tr->hat_pd, hy_doubles(nv));
+    TAKE(tr->pd_trap, hy_doubles(nv));
+    TAKE(tr->z_k, hy_doubles(nz));
+    TAKE(tr->zd_k, hy_doubles(nz));
+    TAKE(tr->zdd_k, hy_doubles(nz));
+    TAKE(tr->p_k, hy_doubles(nv));
+    TAKE(tr->pd_k, hy_doubles(nv));
+    TAKE(tr->pd_prev_k, hy_doubles(nv));
+    TAKE(tr->U_k, hy_doubles(nl));
+    TAKE(tr->cache_k, hy_doubles((size_t)hy_mech_cache_size(m)));
+    TAKE(tr->uref, hy_doubles(nl));
+    TAKE(tr->x, hy_doubles(nx));
+    TAKE(tr->x_pred, hy_doubles(nx));
+    TAKE(tr->dx, hy_doubles(nx));
+    TAKE(tr->f, hy_doubles(nx));
+    TAKE(tr->fp, hy_doubles(nx));
+    TAKE(tr->J, hy_doubles(nx * nx));
+    TAKE(tr->piv, hy_ints(nx));
+    TAKE(tr->row_scale, hy_doubles(nx));
+    TAKE(tr->dxm, hy_doubles(nz));
+    TAKE(tr->tg_S, hy_doubles(nz * nz));
+    TAKE(tr->tg_Spiv, hy_ints(nz));
+    TAKE(tr->tg_D, hy_doubles(nv * nv));
+    TAKE(tr->tg_Dpiv, hy_ints(nv));
+    TAKE(tr->tg_G, hy_doubles(nv * nc));
+    TAKE(tr->tg_Js, hy_doubles(nc * nz));
+    TAKE(tr->tg_Fp, hy_doubles(nc * nv));
+    TAKE(tr->tg_K, hy_doubles(nc * nc));
+    TAKE(tr->tg_y, hy_doubles(nv));
   } else if (explicit_kind(kind)) {
     const int n = explicit_n(m);
-    TAKE(in->ex_x, dbl((size_t)n));
-    TAKE(in->ex_x0, dbl((size_t)n));
-    TAKE(in->ex_xdot, dbl((size_t)n));
-    TAKE(in->ex_work, dbl(hy_integ_explicit_work_size(kind, n)));
+    TAKE(in->ex_x, hy_doubles((size_t)n));
+    TAKE(in->ex_x0, hy_doubles((size_t)n));
+    TAKE(in->ex_xdot, hy_doubles((size_t)n));
+    TAKE(in->ex_work, hy_doubles(hy_integ_explicit_work_size(kind, n)));
   }
 #undef TAKE
   return at;

@@ -7,8 +7,6 @@
 #include "core/core.h"
 #include "sim/sim.h"
 
-static size_t dbl(size_t n) { return hy_arena_need(n * sizeof(double)); }
-
 // Lays the arrays out from base (when not NULL) and returns the bytes they take, so that sizing
 // and binding cannot disagree.
 static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator integ, hy_data* d,
@@ -18,60 +16,56 @@ static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator in
   const size_t neq = (size_t)sz->neq, nf = (size_t)sz->nfrc;
   const size_t nv = (size_t)sz->nvol, nvl = (size_t)sz->nvlv, nc = (size_t)sz->ncyl;
   size_t at = 0;
-#define TAKE(field, bytes)                  \
-  do {                                      \
-    if (base) field = (void*)(base + at);   \
-    at += (bytes);                          \
-  } while (0)
-  TAKE(d->z, dbl(nz));
-  TAKE(d->zd, dbl(nz));
-  TAKE(d->zdd, dbl(nz));
-  TAKE(d->body_pos, dbl(3 * nb));
-  TAKE(d->body_rot, dbl(9 * nb));
-  TAKE(d->body_com, dbl(3 * nb));
-  TAKE(d->body_Z, dbl(6 * nb));
-  TAKE(d->body_Zd, dbl(6 * nb));
-  TAKE(d->jnt_b, dbl(6 * nb));
-  TAKE(d->jnt_d, dbl(6 * nb));
-  TAKE(d->mrk_pos, dbl(3 * nm));
-  TAKE(d->mrk_vel, dbl(3 * nm));
-  TAKE(d->M, dbl(nz * nz));
-  TAKE(d->Q, dbl(nz));
-  TAKE(d->phi, dbl(neq));
-  TAKE(d->phi_z, dbl(neq * nz));
-  TAKE(d->phi_bias, dbl(neq));
-  TAKE(d->lam, dbl(neq));
-  TAKE(d->frc_force, dbl(nf));
-  TAKE(d->frc_len, dbl(nf));
-  TAKE(d->frc_rate, dbl(nf));
-  TAKE(d->frc_dir, dbl(3 * nf));
-  TAKE(d->frc_static, dbl(nf));
-  TAKE(d->p, dbl(nv));
-  TAKE(d->pd, dbl(nv));
-  TAKE(d->U, dbl(nvl));
-  TAKE(d->Ud, dbl(nvl));
-  TAKE(d->vol_V, dbl(nv));
-  TAKE(d->vol_Be, dbl(nv));
-  TAKE(d->orf_q, dbl((size_t)sz->norf));
-  TAKE(d->vlv_q, dbl(4 * nvl));
-  TAKE(d->pvl_q, dbl((size_t)sz->npvl));
-  TAKE(d->cyl_len_a, dbl(nc));
-  TAKE(d->cyl_len_b, dbl(nc));
-  TAKE(d->cyl_F_hyd, dbl(nc));
-  TAKE(d->cyl_F_visc, dbl(nc));
-  TAKE(d->cyl_F_damp, dbl(nc));
-  TAKE(d->part, hy_arena_need(nz * sizeof(int)));
+#define TAKE(field, bytes) HY_LAYOUT_TAKE(base, at, field, bytes)
+  TAKE(d->z, hy_doubles(nz));
+  TAKE(d->zd, hy_doubles(nz));
+  TAKE(d->zdd, hy_doubles(nz));
+  TAKE(d->body_pos, hy_doubles(3 * nb));
+  TAKE(d->body_rot, hy_doubles(9 * nb));
+  TAKE(d->body_com, hy_doubles(3 * nb));
+  TAKE(d->body_Z, hy_doubles(6 * nb));
+  TAKE(d->body_Zd, hy_doubles(6 * nb));
+  TAKE(d->jnt_b, hy_doubles(6 * nb));
+  TAKE(d->jnt_d, hy_doubles(6 * nb));
+  TAKE(d->mrk_pos, hy_doubles(3 * nm));
+  TAKE(d->mrk_vel, hy_doubles(3 * nm));
+  TAKE(d->M, hy_doubles(nz * nz));
+  TAKE(d->Q, hy_doubles(nz));
+  TAKE(d->phi, hy_doubles(neq));
+  TAKE(d->phi_z, hy_doubles(neq * nz));
+  TAKE(d->phi_bias, hy_doubles(neq));
+  TAKE(d->lam, hy_doubles(neq));
+  TAKE(d->frc_force, hy_doubles(nf));
+  TAKE(d->frc_len, hy_doubles(nf));
+  TAKE(d->frc_rate, hy_doubles(nf));
+  TAKE(d->frc_dir, hy_doubles(3 * nf));
+  TAKE(d->frc_static, hy_doubles(nf));
+  TAKE(d->p, hy_doubles(nv));
+  TAKE(d->pd, hy_doubles(nv));
+  TAKE(d->U, hy_doubles(nvl));
+  TAKE(d->Ud, hy_doubles(nvl));
+  TAKE(d->vol_V, hy_doubles(nv));
+  TAKE(d->vol_Be, hy_doubles(nv));
+  TAKE(d->orf_q, hy_doubles((size_t)sz->norf));
+  TAKE(d->vlv_q, hy_doubles(4 * nvl));
+  TAKE(d->pvl_q, hy_doubles((size_t)sz->npvl));
+  TAKE(d->cyl_len_a, hy_doubles(nc));
+  TAKE(d->cyl_len_b, hy_doubles(nc));
+  TAKE(d->cyl_F_hyd, hy_doubles(nc));
+  TAKE(d->cyl_F_visc, hy_doubles(nc));
+  TAKE(d->cyl_F_damp, hy_doubles(nc));
+  TAKE(d->part, hy_ints(nz));
 #undef TAKE
   if (base) hy_mech_work_bind(m, &w->mech, (double*)(base + at));
-  at += dbl(hy_mech_work_size(m));
+  at += hy_doubles(hy_mech_work_size(m));
   if (base) hy_hyd_work_bind(m, &w->hyd, (double*)(base + at));
-  at += dbl(hy_hyd_work_size(m));
+  at += hy_doubles(hy_hyd_work_size(m));
   if (base) hy_form_bind(&w->form, m, ops, base + at);
   at += hy_form_size(m, ops);
   if (base) hy_integ_bind(&w->integ, m, integ, base + at);
   at += hy_integ_size(m, integ);
   if (base) w->checkpoint = (double*)(base + at);
-  at += dbl((size_t)hy_state_size_of(m, ops));
+  at += hy_doubles((size_t)hy_state_size_of(m, ops));
   return at;
 }
 
