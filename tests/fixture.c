@@ -99,8 +99,8 @@ hy_model* hy_test_load(const char* what) {
   hy_model* m = NULL;
   hy_error err;
   // a member of a built-in model family (loop-64) has no file
-  hy_status st = hy_family_find(what) >= 0 ? hy_model_family(what, &m, &err)
-                                           : hy_model_load(path, &m, &err);
+  hy_status st =
+      hy_family_find(what) >= 0 ? hy_model_family(what, &m, &err) : hy_model_load(path, &m, &err);
   ck_assert_msg(st == HY_OK, "%s: %s", path, err.msg);
   return m;
 }
@@ -111,4 +111,11 @@ hy_data* hy_test_make(const hy_model* m) {
   hy_status st = hy_data_make(m, &d, &err);
   ck_assert_msg(st == HY_OK, "hy_data_make(%s): %s", m->name, err.msg);
   return d;
+}
+
+void hy_test_steps(const hy_model* m, hy_data* d, long n) {
+  for (long i = 0; i < n; i++) {
+    ck_assert_msg(hy_step(m, d) == HY_OK, "step %ld of %ld at t = %.9g s: %s", i + 1, n, d->time,
+                  d->err.msg);
+  }
 }

@@ -27,6 +27,8 @@ int hy_test_main(Suite* first, ...);
 hy_model* hy_test_load(const char* what);
 // hy_data_make that fails the test with its message.
 hy_data* hy_test_make(const hy_model* m);
+// n calls of hy_step; a failing one fails the test with its time and message.
+void hy_test_steps(const hy_model* m, hy_data* d, long n);
 
 // |a - b| / max(|a|, |b|, floor): a relative error that stays meaningful near zero.
 double hy_test_relerr(double a, double b, double floor);

@@ -41,9 +41,10 @@ typedef struct hy_partition {
 // of its residual are w_pos times the equations of motion, and their tangent is
 // M' + w_vel C + w_pos K (+ the formulation's constraint terms).
 typedef struct hy_form_step {
-  double h;      // step (s)
-  double w_vel;  // d zd / d z_{k+1} times w_pos (trapezoidal rule: h / 2)
-  double w_pos;  // row scale (trapezoidal rule: h^2 / 4)
+  double h;        // step (s)
+  double w_vel;    // d zd / d z_{k+1} times w_pos (trapezoidal rule: h / 2)
+  double w_pos;    // row scale (trapezoidal rule: h^2 / 4)
+  double tol_pos;  // Newton convergence on the coordinates (rad or m), opt.tol_pos or tighter
 } hy_form_step;
 
 // Power of the applied loads and force elements at a state (W), with the cylinders' parts.
@@ -112,14 +113,14 @@ struct hy_form {
   hy_hyd_work* hyd;  // hydraulic derivatives at the last evaluation that had them
   hy_arena* arena;   // scratch, in frames
   hy_partition part;
-  double* jac_s;     // d|s|/dz of every cylinder                                 (ncyl x nz)
-  double* W;         // M' + w_vel C + w_pos K of the cylinders                    (nz x nz)
+  double* jac_s;  // d|s|/dz of every cylinder                                 (ncyl x nz)
+  double* W;      // M' + w_vel C + w_pos K of the cylinders                    (nz x nz)
   hy_form_step step;
-  int nmech;              // mechanical unknowns of the implicit residual
-  const int* coord;       // the coordinate of each (NULL: unknown i is z_i)
-  hy_form_power power;    // at the current state
-  int skip_derivatives;   // set by the integrator when no tangent is formed from the next
-                          // residual: the hydraulic derivatives are then not evaluated
+  int nmech;             // mechanical unknowns of the implicit residual
+  const int* coord;      // the coordinate of each (NULL: unknown i is z_i)
+  hy_form_power power;   // at the current state
+  int skip_derivatives;  // set by the integrator when no tangent is formed from the next
+                         // residual: the hydraulic derivatives are then not evaluated
 };
 
 // The formulation and integrator that run m, from the model's options (auto resolved from its

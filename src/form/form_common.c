@@ -1,11 +1,12 @@
 // What every formulation shares: force magnitudes, the evaluation stages, the outputs of an
 // accepted state, the cylinders' terms of the tangent, kept position stages, the open-tree
 // rows, and the sizes and scratch of the formulation context.
+#include "form/form_common.h"
+
 #include <math.h>
 #include <string.h>
 
 #include "core/core.h"
-#include "form/form_common.h"
 
 //----- evaluation ------------------------------------------------------------------------------
 
@@ -125,8 +126,7 @@ void hy_form_cylinder_jacobians(hy_form* f) {
 // W = M' + sum over cylinders of k js js^T (k from the damping and stiffness along |s|).
 static HY_ALWAYS_INLINE void cylinder_matrix_n(int nz, int nc, const double* restrict M,
                                                const double* restrict k,
-                                               const double* restrict jac_s,
-                                               double* restrict W) {
+                                               const double* restrict jac_s, double* restrict W) {
   for (int i = 0; i < nz * nz; i++) W[i] = M[i];
   for (int c = 0; c < nc; c++) {
     if (k[c] == 0) continue;
@@ -185,9 +185,11 @@ static HY_ALWAYS_INLINE void move_phi_n(int nz, int neq, const double* restrict 
   d->violation = viol;
 }
 
-int hy_form_keep_positions(const hy_model* m, hy_data* d, const double* dz) {
+int hy_form_keep_positions(const hy_form* f, const double* dz) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
   const int nz = m->sizes.nz;
-  const double lim = KEEP_POSITIONS * m->opt.tol_pos;
+  const double lim = KEEP_POSITIONS * f->step.tol_pos;
   for (int i = 0; i < nz; i++) {
     if (!(fabs(dz[i]) <= lim)) return 0;
   }
@@ -200,10 +202,8 @@ int hy_form_keep_positions(const hy_model* m, hy_data* d, const double* dz) {
 size_t hy_form_size(const hy_model* m, const hy_form_ops* ops) {
   const size_t nz = (size_t)m->sizes.nz, neq = (size_t)m->sizes.neq;
   const size_t nc = (size_t)m->sizes.ncyl;
-  return hy_ints(neq) + hy_doubles(neq * neq) +
-         hy_ints(neq) + hy_doubles(nz * nz) +
-         hy_doubles(nz) + hy_doubles(nc * nz) +
-         hy_doubles(nz * nz) + ops->size(m);
+  return hy_ints(neq) + hy_doubles(neq * neq) + hy_ints(neq) + hy_doubles(nz * nz) +
+         hy_doubles(nz) + hy_doubles(nc * nz) + hy_doubles(nz * nz) + ops->size(m);
 }
 
 void hy_form_bind(hy_form* f, const hy_model* m, const hy_form_ops* ops, unsigned char* mem) {
@@ -236,14 +236,11 @@ size_t hy_form_scratch(const hy_model* m, const hy_form_ops* ops) {
   // full-pivoting LU (matrix and two permutations); the equilibrium forces (E, the g_k, the
   // right-hand side, the normal equations and their pivots); the reduced accelerations
   // (Q' - M' S, M' R_z, the reduced right-hand side and mass matrix); a loop closure's vector
-  const size_t shared = hy_doubles(nz) + hy_doubles(neq * nz) +
-                        hy_ints(neq) + hy_ints(nz) +
-                        hy_doubles(nz * neqf) + hy_doubles(neqf * nz) +
-                        hy_doubles(nz) + hy_doubles(neqf * neqf) +
-                        hy_doubles(neqf) + hy_ints(neqf) +
-                        hy_doubles(nz) + hy_doubles(nz * nz) +
-                        hy_doubles(nz) + hy_doubles(nz * nz) +
-                        hy_doubles(neq) + hy_doubles(nc);
+  const size_t shared = hy_doubles(nz) + hy_doubles(neq * nz) + hy_ints(neq) + hy_ints(nz) +
+                        hy_doubles(nz * neqf) + hy_doubles(neqf * nz) + hy_doubles(nz) +
+                        hy_doubles(neqf * neqf) + hy_doubles(neqf) + hy_ints(neqf) +
+                        hy_doubles(nz) + hy_doubles(nz * nz) + hy_doubles(nz) +
+                        hy_doubles(nz * nz) + hy_doubles(neq) + hy_doubles(nc);
   return shared + ops->scratch(m);
 }
 

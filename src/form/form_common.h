@@ -34,8 +34,9 @@ void hy_form_cylinder_matrix(hy_form* f, double* W);
 
 // Whether the end of a step may keep the position stages of the last evaluation for a change
 // dz (nz) of the coordinates since it: true when every |dz| is below 1e-3 of the position
-// tolerance, and Phi and the violation are then moved to first order.
-int hy_form_keep_positions(const hy_model* m, hy_data* d, const double* dz);
+// tolerance of the step (f->step.tol_pos), and Phi and the violation are then moved to first
+// order.
+int hy_form_keep_positions(const hy_form* f, const double* dz);
 
 //----- the open tree under an implicit integrator (tree and penalty share it) ----------------
 
@@ -84,7 +85,6 @@ hy_status hy_form_reduced_accelerations(hy_form* f);
 // Consistent accelerations of a closed-loop formulation at the state in d, after
 // hy_form_evaluate: the dependent block factored, R_z, then Eqs. 16-17.
 hy_status hy_form_closed_accelerations(hy_form* f);
-
 
 //----- arena scratch ---------------------------------------------------------------------------
 

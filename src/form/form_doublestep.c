@@ -50,9 +50,9 @@ static double* long_vector(hy_form* f, int* ok) {
 // order), so that the loop closure starts within the square of the change. At a step's first
 // evaluation dx = 0: nothing moves. With dz != NULL, also the change of every coordinate.
 static HY_ALWAYS_INLINE void move_dependent_n(int nz, int nf, const double* restrict Rz,
-                                              const int* restrict ind,
-                                              const double* restrict dx, double* restrict z,
-                                              double* restrict dz, double* restrict scratch) {
+                                              const int* restrict ind, const double* restrict dx,
+                                              double* restrict z, double* restrict dz,
+                                              double* restrict scratch) {
   double loc[HY_SIZED_MAX];
   double* restrict s = nz <= HY_SIZED_MAX ? loc : scratch;
   const int* restrict dep = ind + nf;
@@ -78,9 +78,8 @@ static HY_ALWAYS_INLINE void move_dependent_n(int nz, int nf, const double* rest
 // nz - nf dependent coordinates are the partition's nsel selected equations
 // (form_partition.c), so that their number is a constant where nz and nf are.
 static HY_ALWAYS_INLINE void bias_transform_n(int nz, int nf, const hy_partition* pt,
-                                              const int* restrict part,
-                                              const double* restrict bias, double* restrict S,
-                                              double* restrict scratch) {
+                                              const int* restrict part, const double* restrict bias,
+                                              double* restrict S, double* restrict scratch) {
   const int r = nz - nf;
   const int* restrict rows = pt->rowsel;
   const int* restrict dep = part + nf;
@@ -95,9 +94,8 @@ static HY_ALWAYS_INLINE void bias_transform_n(int nz, int nf, const hy_partition
 // zdd = S + R_z zdd_i (Eq. 15), with zdd_i the integrator's accelerations of the independent
 // coordinates in zdd on entry (gathered first, since zdd is overwritten)
 static HY_ALWAYS_INLINE void accelerations_n(int nz, int nf, const hy_partition* pt,
-                                             const int* restrict ind,
-                                             const double* restrict bias, double* restrict zdd,
-                                             double* restrict scratch) {
+                                             const int* restrict ind, const double* restrict bias,
+                                             double* restrict zdd, double* restrict scratch) {
   bias_transform_n(nz, nf, pt, ind, bias, pt->S, scratch);
   double loc[HY_SIZED_MAX];
   double* restrict a = nf <= HY_SIZED_MAX ? loc : scratch;
@@ -152,7 +150,8 @@ static hy_status ds_residual(hy_form* f, const double* dx, double* rows) {
     if (scratch) hy_arena_release(f->arena, mark);
     return HY_FAIL(&d->err, HY_NEWTON_NOCONV,
                    "loop closure failed at t = %g s (constraint residual %.3g, pivot ratio of "
-                   "the dependent block %.3g)", d->time, d->violation, pt->pivot_ratio);
+                   "the dependent block %.3g)",
+                   d->time, d->violation, pt->pivot_ratio);
   }
   hy_form_evaluate_vel(m, d, f->mech, f->skip_derivatives ? NULL : f->hyd, 1);
   // accelerations: S, the integrator's on the independent ones, Eq. 15 for all; then Eq. 38:
@@ -165,9 +164,9 @@ static hy_status ds_residual(hy_form* f, const double* dx, double* rows) {
 // R_z^T W R_z into Am (nf x nf) and Js R_z into Js_r (ncyl x nf), one column of R_z at a time;
 // W R_z is formed column by column in a vector
 static HY_ALWAYS_INLINE void tangent_mech_n(int nz, int nf, int ncyl, const double* restrict W,
-                                            const double* restrict Rz,
-                                            const double* restrict jac_s, double* restrict Am,
-                                            double* restrict Js_r, double* restrict scratch) {
+                                            const double* restrict Rz, const double* restrict jac_s,
+                                            double* restrict Am, double* restrict Js_r,
+                                            double* restrict scratch) {
   double loc[HY_SIZED_MAX];
   double* restrict wr = nz <= HY_SIZED_MAX ? loc : scratch;
   for (int c = 0; c < nf; c++) {
@@ -222,7 +221,7 @@ static hy_status ds_accept(hy_form* f, const double* dx) {
   // the dependent coordinates follow by R_z; closing the loops after a change below
   // KEEP_POSITIONS would correct them by its square, far below round-off
   HY_SIZED_F1(nz, nf, move_dependent_n, pt->Rz, ind, dx, d->z, dz, scratch);
-  const int keep = hy_form_keep_positions(m, d, dz);
+  const int keep = hy_form_keep_positions(f, dz);
   hy_status st = HY_OK;
   if (keep) {
     // R_z and the factors are those of the last evaluation
@@ -248,7 +247,8 @@ static hy_status ds_accept(hy_form* f, const double* dx) {
     if (hy_form_factor_dependent(f) != HY_OK) {
       return HY_FAIL(&d->err, HY_ERR_SINGULAR,
                      "no non-singular partition of the coordinates at t = %g s: the mechanism "
-                     "is at a singular configuration", d->time);
+                     "is at a singular configuration",
+                     d->time);
     }
     // the best partition now is the reference for the next degradation
     pt->pivot_ratio_sel = pt->pivot_ratio;

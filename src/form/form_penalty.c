@@ -13,13 +13,13 @@
 
 // The formulation's own values.
 typedef struct penalty {
-  double* A;               // W + w_pos Phi_z^T alpha Phi_z and its factors              (nz x nz)
-  double* proj;            // the right-hand side of a projection, then its solution        (nz)
-  int A_at_evaluation;     // A (unfactored), W and jac_s are those of the last residual
-                           // evaluation (the tangent was formed there)
-  int lam_pending;         // apply Eq. 19 at the next evaluation
-  double alpha;            // the penalty factor of the step (see penalty_begin)
-  double* lam_k;           // multipliers at the start of the step                        (neq)
+  double* A;            // W + w_pos Phi_z^T alpha Phi_z and its factors              (nz x nz)
+  double* proj;         // the right-hand side of a projection, then its solution        (nz)
+  int A_at_evaluation;  // A (unfactored), W and jac_s are those of the last residual
+                        // evaluation (the tangent was formed there)
+  int lam_pending;      // apply Eq. 19 at the next evaluation
+  double alpha;         // the penalty factor of the step (see penalty_begin)
+  double* lam_k;        // multipliers at the start of the step                        (neq)
   // history carried from step to step
   double* lam_hist;        // final lambda of the three steps before the current one,
                            // newest first, for the predictor                          (3 x neq)
@@ -106,8 +106,7 @@ static HY_ALWAYS_INLINE void residual_n(int nz, int neq, double alpha, const hy_
 // or W zdd' - dt^2/4 Phi_z^T alpha (Phi_z_dot zd) when bias != NULL.
 static HY_ALWAYS_INLINE void projection_rhs_n(int nz, int neq, const double* restrict W,
                                               const double* restrict v_in, const double* P,
-                                              const double* bias, double c,
-                                              double* restrict v) {
+                                              const double* bias, double c, double* restrict v) {
   mat_vec_n(nz, W, v_in, v);
   if (!bias) return;
   for (int e = 0; e < neq; e++) {
@@ -164,10 +163,17 @@ static void predict_multipliers(const hy_model* m, hy_data* d, const penalty* p)
   for (int e = 0; e < neq; e++) {
     const double l0 = d->lam[e];
     switch (degree) {
-      case 0: break;
-      case 1: d->lam[e] = 2 * l0 - h1[e]; break;
-      case 2: d->lam[e] = 3 * l0 - 3 * h1[e] + h2[e]; break;
-      default: d->lam[e] = 4 * l0 - 6 * h1[e] + 4 * h2[e] - h3[e]; break;
+      case 0:
+        break;
+      case 1:
+        d->lam[e] = 2 * l0 - h1[e];
+        break;
+      case 2:
+        d->lam[e] = 3 * l0 - 3 * h1[e] + h2[e];
+        break;
+      default:
+        d->lam[e] = 4 * l0 - 6 * h1[e] + 4 * h2[e] - h3[e];
+        break;
     }
   }
 }
@@ -286,7 +292,7 @@ static hy_status penalty_accept(hy_form* f, const double* dx) {
   // M' stays that of the last Newton evaluation, one correction below the tolerance earlier,
   // and the cylinder derivatives those of the evaluation the tangent was formed at
   // (docs/formulations.md, "End of a step")
-  const int keep = hy_form_keep_positions(m, d, dx);
+  const int keep = hy_form_keep_positions(f, dx);
   // positions now (unless the evaluation's are kept); velocities once they are projected
   if (!keep) hy_mech_kinematics_pos(m, d, f->mech);
   if (neq == 0) {
@@ -312,8 +318,8 @@ static hy_status penalty_accept(hy_form* f, const double* dx) {
   int col = -1;
   if (hy_chol_factor(nz, p->A, &col) != HY_OK) {
     return HY_FAIL(&d->err, HY_ERR_SINGULAR,
-                   "projection matrix not positive definite at t = %g s (coordinate '%s')",
-                   d->time, col >= 0 ? hy_form_coord_name(m, col) : "?");
+                   "projection matrix not positive definite at t = %g s (coordinate '%s')", d->time,
+                   col >= 0 ? hy_form_coord_name(m, col) : "?");
   }
   const double c = f->step.w_pos * alpha;
   // the contraction changes with the configuration only, slowly against the step: measured

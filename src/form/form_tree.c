@@ -57,7 +57,7 @@ static hy_status tree_accept(hy_form* f, const double* dx) {
   hy_data* d = f->d;
   // the positions of the last evaluation when the last correction was negligible
   // (docs/formulations.md, "End of a step"); the accelerations are the trapezoidal ones
-  if (!hy_form_keep_positions(m, d, dx)) hy_mech_kinematics_pos(m, d, f->mech);
+  if (!hy_form_keep_positions(f, dx)) hy_mech_kinematics_pos(m, d, f->mech);
   hy_mech_kinematics_vel(m, d, f->mech);
   hy_form_outputs(f);
   return HY_OK;

@@ -115,6 +115,15 @@ hy_status hy_io_get_name(hy_io_loader* ld, const char* where, const char* label,
 hy_status hy_io_get_enum(hy_io_loader* ld, const char* where, const char* label,
                          const hy_io_node* v, const hy_io_node* key, const char* const* names,
                          int* out);
+// A required key (hy_io_require) whose value is a name (hy_io_get_name), a number
+// (hy_io_get_number), or one of the words in `names` (hy_io_get_enum).
+hy_status hy_io_require_name(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* map,
+                             const char* key, const char* expect, char out[HY_NAME_MAX]);
+hy_status hy_io_require_number(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* map,
+                               const char* key, const char* expect, double* out);
+hy_status hy_io_require_enum(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* map,
+                             const char* key, const char* expect, const char* const* names,
+                             int* out);
 
 //----- lists ---------------------------------------------------------------------------------
 

@@ -44,13 +44,6 @@ static hy_status get_submap(hy_io_loader* ld, const hy_io_item* it, const hy_io_
   return HY_OK;
 }
 
-// A required name under `key`.
-static hy_status need_name(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
-                           const char* key, const char* expect, char out[HY_NAME_MAX]) {
-  HY_TRY(hy_io_require(ld, it, n, key, expect));
-  return hy_io_get_name(ld, it->where, key, hy_io_map_val(n, key), hy_io_map_key(n, key), out);
-}
-
 // An optional non-negative (allow_zero) or positive number under `key`; *out keeps its value
 // when the key is absent (see need_positive).
 static hy_status opt_positive(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
@@ -79,13 +72,6 @@ static hy_status opt_number(hy_io_loader* ld, const hy_io_item* it, const hy_io_
   return hy_io_get_number(ld, it->where, key, hy_io_map_val(n, key), hy_io_map_key(n, key), out);
 }
 
-// A required number under `key`; `expect` says what it should be when it is missing.
-static hy_status need_number(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
-                             const char* key, const char* expect, double* out) {
-  HY_TRY(hy_io_require(ld, it, n, key, expect));
-  return opt_number(ld, it, n, key, out);
-}
-
 // The element `it` seen from one of its nested mappings: values there are reported as
 // "<where>: <key>: ...". A long prefix is cut, which only shortens the message.
 static hy_io_item sub_item(const hy_io_item* it, const char* key) {
@@ -111,11 +97,12 @@ static hy_status load_volumes(hy_io_loader* ld, const hy_io_item* cit, const hy_
     hy_volume_def d = hy_volume_def_default();
     d.pos = hy_io_pos_of(n);
     snprintf(d.circuit, sizeof d.circuit, "%s", circ);
-    HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
-    HY_TRY(need_number(ld, &it, n, "hose_volume", "a non-negative number, m^3", &d.hose_volume));
+    HY_TRY(hy_io_require_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(hy_io_require_number(ld, &it, n, "hose_volume", "a non-negative number, m^3",
+                                &d.hose_volume));
     if (d.hose_volume > 0) {
-      HY_TRY(need_number(ld, &it, n, "hose_bulk_modulus", "a positive number, Pa",
-                         &d.hose_bulk_modulus));
+      HY_TRY(hy_io_require_number(ld, &it, n, "hose_bulk_modulus", "a positive number, Pa",
+                                  &d.hose_bulk_modulus));
     } else {
       HY_TRY(opt_number(ld, &it, n, "hose_bulk_modulus", &d.hose_bulk_modulus));
     }
@@ -139,9 +126,8 @@ static hy_status load_sources(hy_io_loader* ld, const hy_io_item* cit, const hy_
     hy_source_def d = hy_source_def_default();
     d.pos = hy_io_pos_of(n);
     snprintf(d.circuit, sizeof d.circuit, "%s", circ);
-    HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
-    HY_TRY(hy_io_require(ld, &it, n, "pressure", "a number, Pa"));
-    HY_TRY(hy_io_get_number(ld, it.where, HY_IO_KEY(n, "pressure"), &d.pressure));
+    HY_TRY(hy_io_require_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(hy_io_require_number(ld, &it, n, "pressure", "a number, Pa", &d.pressure));
     if (hy_io_map_val(n, "signal")) {
       HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "signal"), d.signal));
     }
@@ -161,9 +147,9 @@ static hy_status load_throttles(hy_io_loader* ld, const hy_io_item* cit, const h
     HY_TRY(hy_io_list_item(ld, list, i, "throttles", "throttle", keys, &it, &n));
     hy_throttle_def d = hy_throttle_def_default();
     d.pos = hy_io_pos_of(n);
-    HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
-    HY_TRY(need_name(ld, &it, n, "from", "a volume or source name", d.from));
-    HY_TRY(need_name(ld, &it, n, "to", "a volume or source name", d.to));
+    HY_TRY(hy_io_require_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(hy_io_require_name(ld, &it, n, "from", "a volume or source name", d.from));
+    HY_TRY(hy_io_require_name(ld, &it, n, "to", "a volume or source name", d.to));
     const hy_io_node* orifice;
     HY_TRY(get_submap(ld, &it, n, "orifice", orifice_keys, &orifice));
     if (hy_io_map_val(n, "cv") && orifice) {
@@ -179,10 +165,11 @@ static hy_status load_throttles(hy_io_loader* ld, const hy_io_item* cit, const h
       // seed 000 Eq. 25: C_vt = C_d A_t sqrt(2 / rho), A_t = pi d^2 / 4
       d.cv = cd * (0.25 * 3.14159265358979323846 * dia * dia) * sqrt(2.0 / rho);
     } else {
-      HY_TRY(need_number(ld, &it, n, "cv",
-                         "a positive number, m^3/(s sqrt(Pa)); or give orifice: {cd, diameter, "
-                         "density}",
-                         &d.cv));
+      HY_TRY(hy_io_require_number(
+          ld, &it, n, "cv",
+          "a positive number, m^3/(s sqrt(Pa)); or give orifice: {cd, diameter, "
+          "density}",
+          &d.cv));
     }
     HY_TRY(opt_number(ld, &it, n, "dp_lim", &d.dp_lim));
     if (hy_spec_add_throttle(ld->spec, &d) != HY_OK) return add_failed(ld, "throttle", d.name);
@@ -201,13 +188,13 @@ static hy_status load_valves(hy_io_loader* ld, const hy_io_item* cit, const hy_i
     HY_TRY(hy_io_list_item(ld, list, i, "valves", "valve", keys, &it, &n));
     hy_valve_def d = hy_valve_def_default();
     d.pos = hy_io_pos_of(n);
-    HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
-    HY_TRY(need_name(ld, &it, n, "P", "the pressure port: a volume or source name", d.P));
-    HY_TRY(need_name(ld, &it, n, "T", "the tank port: a volume or source name", d.T));
-    HY_TRY(need_name(ld, &it, n, "A", "a volume or source name", d.A));
-    HY_TRY(need_name(ld, &it, n, "B", "a volume or source name", d.B));
-    HY_TRY(need_number(ld, &it, n, "cv", "a positive number, m^3/(s V sqrt(Pa))", &d.cv));
-    HY_TRY(need_number(ld, &it, n, "tau", "a positive number, s", &d.tau));
+    HY_TRY(hy_io_require_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(hy_io_require_name(ld, &it, n, "P", "the pressure port: a volume or source name", d.P));
+    HY_TRY(hy_io_require_name(ld, &it, n, "T", "the tank port: a volume or source name", d.T));
+    HY_TRY(hy_io_require_name(ld, &it, n, "A", "a volume or source name", d.A));
+    HY_TRY(hy_io_require_name(ld, &it, n, "B", "a volume or source name", d.B));
+    HY_TRY(hy_io_require_number(ld, &it, n, "cv", "a positive number, m^3/(s V sqrt(Pa))", &d.cv));
+    HY_TRY(hy_io_require_number(ld, &it, n, "tau", "a positive number, s", &d.tau));
     HY_TRY(opt_number(ld, &it, n, "dp_lim", &d.dp_lim));
     if (hy_io_map_val(n, "U0")) {
       HY_TRY(hy_io_get_number(ld, it.where, HY_IO_KEY(n, "U0"), &d.U0));
@@ -240,16 +227,16 @@ static hy_status load_pressure_valves(hy_io_loader* ld, const hy_io_item* cit, c
     // read as a check valve; a relief valve takes the same fields with p_set for p_crack
     hy_check_valve_def d = hy_check_valve_def_default();
     d.pos = hy_io_pos_of(n);
-    HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
-    HY_TRY(need_name(ld, &it, n, "from", "a volume or source name", d.from));
-    HY_TRY(need_name(ld, &it, n, "to", "a volume or source name", d.to));
-    HY_TRY(need_number(ld, &it, n, "cv", "a positive number, m^3/(s sqrt(Pa))", &d.cv));
+    HY_TRY(hy_io_require_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(hy_io_require_name(ld, &it, n, "from", "a volume or source name", d.from));
+    HY_TRY(hy_io_require_name(ld, &it, n, "to", "a volume or source name", d.to));
+    HY_TRY(hy_io_require_number(ld, &it, n, "cv", "a positive number, m^3/(s sqrt(Pa))", &d.cv));
     if (relief) {
-      HY_TRY(need_number(ld, &it, n, "p_set", "a positive number, Pa", &d.p_crack));
+      HY_TRY(hy_io_require_number(ld, &it, n, "p_set", "a positive number, Pa", &d.p_crack));
     } else {
       HY_TRY(opt_number(ld, &it, n, "p_crack", &d.p_crack));
     }
-    HY_TRY(need_number(ld, &it, n, "p_open", "a positive number, Pa", &d.p_open));
+    HY_TRY(hy_io_require_number(ld, &it, n, "p_open", "a positive number, Pa", &d.p_open));
     HY_TRY(opt_number(ld, &it, n, "dp_lim", &d.dp_lim));
     hy_status added;
     if (relief) {
@@ -306,11 +293,12 @@ static hy_status load_cylinders(hy_io_loader* ld, const hy_io_item* cit, const h
     HY_TRY(hy_io_list_item(ld, list, i, "cylinders", "cylinder", keys, &it, &n));
     hy_cylinder_def d = hy_cylinder_def_default();
     d.pos = hy_io_pos_of(n);
-    HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
-    HY_TRY(need_name(ld, &it, n, "marker_a", "the marker of the cylinder body end", d.marker_a));
-    HY_TRY(need_name(ld, &it, n, "marker_b", "the marker of the rod end", d.marker_b));
-    HY_TRY(need_name(ld, &it, n, "chamber_a", "the piston-side volume", d.chamber_a));
-    HY_TRY(need_name(ld, &it, n, "chamber_b", "the rod-side volume", d.chamber_b));
+    HY_TRY(hy_io_require_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(hy_io_require_name(ld, &it, n, "marker_a", "the marker of the cylinder body end",
+                              d.marker_a));
+    HY_TRY(hy_io_require_name(ld, &it, n, "marker_b", "the marker of the rod end", d.marker_b));
+    HY_TRY(hy_io_require_name(ld, &it, n, "chamber_a", "the piston-side volume", d.chamber_a));
+    HY_TRY(hy_io_require_name(ld, &it, n, "chamber_b", "the rod-side volume", d.chamber_b));
     double x, D = 0;
     int which;
     HY_TRY(one_of(ld, &it, n, "area_a", "m^2", "piston_diameter", "m", &x, &which));
@@ -338,17 +326,22 @@ static hy_status load_cylinders(hy_io_loader* ld, const hy_io_item* cit, const h
     } else {
       d.area_b = x;
     }
-    HY_TRY(need_number(ld, &it, n, "stroke", "a positive number, m", &d.stroke));
-    HY_TRY(need_number(ld, &it, n, "dead_length", "a non-negative number, m", &d.dead_length));
-    HY_TRY(need_number(ld, &it, n, "bulk_modulus", "a positive number, Pa", &d.bulk_modulus));
+    HY_TRY(hy_io_require_number(ld, &it, n, "stroke", "a positive number, m", &d.stroke));
+    HY_TRY(hy_io_require_number(ld, &it, n, "dead_length", "a non-negative number, m",
+                                &d.dead_length));
+    HY_TRY(
+        hy_io_require_number(ld, &it, n, "bulk_modulus", "a positive number, Pa", &d.bulk_modulus));
     HY_TRY(opt_number(ld, &it, n, "viscous", &d.viscous));
     const hy_io_node* damper;
     HY_TRY(get_submap(ld, &it, n, "end_damper", damper_keys, &damper));
     if (damper) {
       const hy_io_item dit = sub_item(&it, "end_damper");
-      HY_TRY(need_number(ld, &dit, damper, "k", "a non-negative number, N/m", &d.damper_k));
-      HY_TRY(need_number(ld, &dit, damper, "c", "a non-negative number, N s/m", &d.damper_c));
-      HY_TRY(need_number(ld, &dit, damper, "length", "a positive number, m", &d.damper_length));
+      HY_TRY(
+          hy_io_require_number(ld, &dit, damper, "k", "a non-negative number, N/m", &d.damper_k));
+      HY_TRY(
+          hy_io_require_number(ld, &dit, damper, "c", "a non-negative number, N s/m", &d.damper_c));
+      HY_TRY(hy_io_require_number(ld, &dit, damper, "length", "a positive number, m",
+                                  &d.damper_length));
     }
     if (hy_io_map_val(n, "initial")) {
       int k;
@@ -374,22 +367,22 @@ static hy_status load_circuit(hy_io_loader* ld, const hy_io_node* list, int inde
   HY_TRY(hy_io_check_keys(ld, n, keys, it.what));
   hy_circuit_def d = hy_circuit_def_default();
   d.pos = hy_io_pos_of(n);
-  HY_TRY(need_name(ld, &it, n, "name", "a unique name", d.name));
+  HY_TRY(hy_io_require_name(ld, &it, n, "name", "a unique name", d.name));
   HY_TRY(hy_io_check_unique(ld, &it, list, index, "circuit"));
   HY_TRY(
       hy_io_require(ld, &it, n, "oil", "a mapping {bulk_modulus: Pa, law: constant|linear, k: -}"));
   const hy_io_node* oil;
   HY_TRY(get_submap(ld, &it, n, "oil", oil_keys, &oil));
   const hy_io_item oit = sub_item(&it, "oil");
-  HY_TRY(need_number(ld, &oit, oil, "bulk_modulus", "a positive number, Pa", &d.B_oil));
+  HY_TRY(hy_io_require_number(ld, &oit, oil, "bulk_modulus", "a positive number, Pa", &d.B_oil));
   if (hy_io_map_val(oil, "law")) {
     int k;
     HY_TRY(hy_io_get_enum(ld, oit.where, HY_IO_KEY(oil, "law"), laws, &k));
     d.law = k == 1 ? HY_BULK_LINEAR : HY_BULK_CONSTANT;
   }
   if (d.law == HY_BULK_LINEAR) {
-    HY_TRY(
-        need_number(ld, &oit, oil, "k", "a non-negative number, dB/dp, dimensionless", &d.law_k));
+    HY_TRY(hy_io_require_number(ld, &oit, oil, "k", "a non-negative number, dB/dp, dimensionless",
+                                &d.law_k));
   } else {
     HY_TRY(opt_number(ld, &oit, oil, "k", &d.law_k));
   }

@@ -124,8 +124,7 @@ hy_status hy_io_load_bodies(hy_io_loader* ld, const hy_io_node* root) {
     HY_TRY(hy_io_list_item(ld, list, i, "bodies", "body", keys, &it, &n));
     hy_body_def d = hy_body_def_default();
     d.pos = hy_io_pos_of(n);
-    HY_TRY(hy_io_require(ld, &it, n, "name", "a unique name"));
-    HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "name"), d.name));
+    HY_TRY(hy_io_require_name(ld, &it, n, "name", "a unique name", d.name));
     if (strcmp(d.name, "ground") == 0) {
       return HY_IO_FAIL_AT(ld, hy_io_map_val(n, "name"),
                            "%s: name 'ground' is reserved for the inertial "
@@ -133,8 +132,7 @@ hy_status hy_io_load_bodies(hy_io_loader* ld, const hy_io_node* root) {
                            it.where);
     }
     HY_TRY(hy_io_check_unique(ld, &it, list, i, "body"));
-    HY_TRY(hy_io_require(ld, &it, n, "mass", "a positive number, kg"));
-    HY_TRY(hy_io_get_number(ld, it.where, HY_IO_KEY(n, "mass"), &d.mass));
+    HY_TRY(hy_io_require_number(ld, &it, n, "mass", "a positive number, kg", &d.mass));
     if (hy_io_map_val(n, "com")) {
       HY_TRY(hy_io_get_vec(ld, it.where, HY_IO_KEY(n, "com"), 3, d.com));
     }
@@ -172,17 +170,13 @@ hy_status hy_io_load_joints(hy_io_loader* ld, const hy_io_node* root) {
     HY_TRY(hy_io_list_item(ld, list, i, "joints", "joint", keys, &it, &n));
     hy_joint_def d = hy_joint_def_default();
     d.pos = hy_io_pos_of(n);
-    HY_TRY(hy_io_require(ld, &it, n, "name", "a unique name"));
-    HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "name"), d.name));
+    HY_TRY(hy_io_require_name(ld, &it, n, "name", "a unique name", d.name));
     HY_TRY(hy_io_check_unique(ld, &it, list, i, "joint"));
-    HY_TRY(hy_io_require(ld, &it, n, "type", "revolute or prismatic"));
     int type;
-    HY_TRY(hy_io_get_enum(ld, it.where, HY_IO_KEY(n, "type"), types, &type));
+    HY_TRY(hy_io_require_enum(ld, &it, n, "type", "revolute or prismatic", types, &type));
     d.type = type == 0 ? HY_JOINT_REVOLUTE : HY_JOINT_PRISMATIC;
-    HY_TRY(hy_io_require(ld, &it, n, "parent", "a body name or ground"));
-    HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "parent"), d.parent));
-    HY_TRY(hy_io_require(ld, &it, n, "child", "a body name"));
-    HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "child"), d.child));
+    HY_TRY(hy_io_require_name(ld, &it, n, "parent", "a body name or ground", d.parent));
+    HY_TRY(hy_io_require_name(ld, &it, n, "child", "a body name", d.child));
     if (strcmp(d.child, "ground") == 0) {
       return HY_IO_FAIL_AT(ld, hy_io_map_val(n, "child"),
                            "%s: child: 'ground' cannot be a child (it is the "
@@ -234,11 +228,9 @@ hy_status hy_io_load_markers(hy_io_loader* ld, const hy_io_node* root) {
     HY_TRY(hy_io_list_item(ld, list, i, "markers", "marker", keys, &it, &n));
     hy_marker_def d = hy_marker_def_default();
     d.pos = hy_io_pos_of(n);
-    HY_TRY(hy_io_require(ld, &it, n, "name", "a unique name"));
-    HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "name"), d.name));
+    HY_TRY(hy_io_require_name(ld, &it, n, "name", "a unique name", d.name));
     HY_TRY(hy_io_check_unique(ld, &it, list, i, "marker"));
-    HY_TRY(hy_io_require(ld, &it, n, "body", "a body name or ground"));
-    HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "body"), d.body));
+    HY_TRY(hy_io_require_name(ld, &it, n, "body", "a body name or ground", d.body));
     memset(d.point, 0, sizeof d.point);
     if (hy_io_map_val(n, "point")) {
       HY_TRY(hy_io_get_vec(ld, it.where, HY_IO_KEY(n, "point"), 3, d.point));
@@ -284,12 +276,10 @@ hy_status hy_io_load_loads(hy_io_loader* ld, const hy_io_node* root) {
                              it.where, d.name, list->kid[j]->line, list->kid[j]->col);
       }
     }
-    HY_TRY(hy_io_require(ld, &it, n, "type", "force or torque"));
     int type;
-    HY_TRY(hy_io_get_enum(ld, it.where, HY_IO_KEY(n, "type"), types, &type));
+    HY_TRY(hy_io_require_enum(ld, &it, n, "type", "force or torque", types, &type));
     d.type = type == 0 ? HY_LOAD_FORCE : HY_LOAD_TORQUE;
-    HY_TRY(hy_io_require(ld, &it, n, "marker", "a marker name"));
-    HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "marker"), d.marker));
+    HY_TRY(hy_io_require_name(ld, &it, n, "marker", "a marker name", d.marker));
     HY_TRY(hy_io_require(
         ld, &it, n, "vector",
         d.type == HY_LOAD_FORCE ? "a list of 3 numbers, N" : "a list of 3 numbers, N m"));
@@ -336,17 +326,14 @@ hy_status hy_io_load_cuts(hy_io_loader* ld, const hy_io_node* root) {
     HY_TRY(hy_io_list_item(ld, list, i, "cut_joints", "cut joint", keys, &it, &n));
     hy_cut_def d = hy_cut_def_default();
     d.pos = hy_io_pos_of(n);
-    HY_TRY(hy_io_require(ld, &it, n, "name", "a unique name"));
-    HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "name"), d.name));
+    HY_TRY(hy_io_require_name(ld, &it, n, "name", "a unique name", d.name));
     HY_TRY(hy_io_check_unique(ld, &it, list, i, "cut joint"));
-    HY_TRY(hy_io_require(ld, &it, n, "type", "revolute, spherical or translational"));
     int type;
-    HY_TRY(hy_io_get_enum(ld, it.where, HY_IO_KEY(n, "type"), types, &type));
+    HY_TRY(hy_io_require_enum(ld, &it, n, "type", "revolute, spherical or translational", types,
+                              &type));
     d.type = kinds[type];
-    HY_TRY(hy_io_require(ld, &it, n, "marker_a", "a marker name"));
-    HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "marker_a"), d.marker_a));
-    HY_TRY(hy_io_require(ld, &it, n, "marker_b", "a marker name"));
-    HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "marker_b"), d.marker_b));
+    HY_TRY(hy_io_require_name(ld, &it, n, "marker_a", "a marker name", d.marker_a));
+    HY_TRY(hy_io_require_name(ld, &it, n, "marker_b", "a marker name", d.marker_b));
     if (hy_io_map_val(n, "axis_a")) HY_TRY(get_axis(ld, &it, n, "axis_a", d.axis_a));
     if (hy_io_map_val(n, "axis_b")) HY_TRY(get_axis(ld, &it, n, "axis_b", d.axis_b));
     if (hy_io_map_val(n, "up_a")) HY_TRY(get_up(ld, &it, n, "up_a", d.up_a));
@@ -372,17 +359,13 @@ hy_status hy_io_load_forces(hy_io_loader* ld, const hy_io_node* root) {
     HY_TRY(hy_io_list_item(ld, list, i, "forces", "force", keys, &it, &n));
     hy_force_def d = hy_force_def_default();
     d.pos = hy_io_pos_of(n);
-    HY_TRY(hy_io_require(ld, &it, n, "name", "a unique name"));
-    HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "name"), d.name));
+    HY_TRY(hy_io_require_name(ld, &it, n, "name", "a unique name", d.name));
     HY_TRY(hy_io_check_unique(ld, &it, list, i, "force"));
-    HY_TRY(hy_io_require(ld, &it, n, "type", "actuator"));
     int type;
-    HY_TRY(hy_io_get_enum(ld, it.where, HY_IO_KEY(n, "type"), types, &type));
+    HY_TRY(hy_io_require_enum(ld, &it, n, "type", "actuator", types, &type));
     d.type = HY_FORCE_ACTUATOR;
-    HY_TRY(hy_io_require(ld, &it, n, "marker_a", "a marker name"));
-    HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "marker_a"), d.marker_a));
-    HY_TRY(hy_io_require(ld, &it, n, "marker_b", "a marker name"));
-    HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "marker_b"), d.marker_b));
+    HY_TRY(hy_io_require_name(ld, &it, n, "marker_a", "a marker name", d.marker_a));
+    HY_TRY(hy_io_require_name(ld, &it, n, "marker_b", "a marker name", d.marker_b));
     HY_TRY(hy_io_require(ld, &it, n, "force", "a number in N, or the word 'equilibrium'"));
     const hy_io_node* v = hy_io_map_val(n, "force");
     if (v->kind == HY_IO_SCALAR && v->plain && strcmp(v->text, "equilibrium") == 0) {

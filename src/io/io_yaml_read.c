@@ -279,6 +279,25 @@ hy_status hy_io_require(hy_io_loader* ld, const hy_io_item* it, const hy_io_node
   return HY_IO_FAIL_AT(ld, map, "%s: key '%s' is required (%s)", it->where, key, expect);
 }
 
+hy_status hy_io_require_name(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* map,
+                             const char* key, const char* expect, char out[HY_NAME_MAX]) {
+  HY_TRY(hy_io_require(ld, it, map, key, expect));
+  return hy_io_get_name(ld, it->where, HY_IO_KEY(map, key), out);
+}
+
+hy_status hy_io_require_number(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* map,
+                               const char* key, const char* expect, double* out) {
+  HY_TRY(hy_io_require(ld, it, map, key, expect));
+  return hy_io_get_number(ld, it->where, HY_IO_KEY(map, key), out);
+}
+
+hy_status hy_io_require_enum(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* map,
+                             const char* key, const char* expect, const char* const* names,
+                             int* out) {
+  HY_TRY(hy_io_require(ld, it, map, key, expect));
+  return hy_io_get_enum(ld, it->where, HY_IO_KEY(map, key), names, out);
+}
+
 void hy_io_item_init(hy_io_item* it, const char* list, const char* kind, int index,
                      const hy_io_node* n) {
   // The name is taken for messages before anything is validated, so even the first error in

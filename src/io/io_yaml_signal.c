@@ -191,8 +191,7 @@ hy_status hy_io_load_signals(hy_io_loader* ld, const hy_io_node* root) {
     HY_TRY(hy_io_list_item(ld, list, i, "signals", "signal", keys, &it, &n));
     hy_signal_def d = hy_signal_def_default();
     d.pos = hy_io_pos_of(n);
-    HY_TRY(hy_io_require(ld, &it, n, "name", "a unique name"));
-    HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "name"), d.name));
+    HY_TRY(hy_io_require_name(ld, &it, n, "name", "a unique name", d.name));
     HY_TRY(hy_io_check_unique(ld, &it, list, i, "signal"));
     d.interp = HY_INTERP_LINEAR;
     if (hy_io_map_val(n, "interpolation")) {

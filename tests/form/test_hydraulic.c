@@ -44,7 +44,8 @@ static void run_cycle(hy_model* m, hy_formulation form, cycle* c) {
     hy_status st = hy_step(m, d);
     ck_assert_msg(st == HY_OK, "%s step %ld: %s", hy_formulation_name(form), i, d->err.msg);
     if (d->time < 1.0 - 1e-9) {
-      for (int q = 0; q < nz; q++) c->dz_before_valve = fmax(c->dz_before_valve, fabs(d->z[q] - z0[q]));
+      for (int q = 0; q < nz; q++)
+        c->dz_before_valve = fmax(c->dz_before_valve, fabs(d->z[q] - z0[q]));
     }
     c->drift = fmax(c->drift, fabs(hy_energy_total(d) - e0));
     const double w_act = d->work_hyd - d->diss_visc + d->work_damp;
@@ -74,8 +75,8 @@ START_TEST(work_cycles) {
     ck_assert_msg(ca.stroke_max - ca.stroke_min > 0.05, "%s: the cylinder hardly moved (%.3g m)",
                   names[q], ca.stroke_max - ca.stroke_min);
     ck_assert_msg(ca.dz_before_valve < 1e-6 && cb.dz_before_valve < 1e-6,
-                  "%s: moved %.3g / %.3g rad before the valve opened", names[q],
-                  ca.dz_before_valve, cb.dz_before_valve);
+                  "%s: moved %.3g / %.3g rad before the valve opened", names[q], ca.dz_before_valve,
+                  cb.dz_before_valve);
     double dz = 0, dp = 0;
     for (int i = 0; i <= 1000; i++) {
       for (int j = 0; j < nz; j++) dz = fmax(dz, fabs(ca.z[i][j] - cb.z[i][j]));
@@ -87,8 +88,7 @@ START_TEST(work_cycles) {
     ck_assert_msg(ca.drift < 1e-3 * ca.work_max && cb.drift < 1e-3 * cb.work_max,
                   "%s: energy drift %.3g J (penalty), %.3g J (double-step) of %.3g J of work",
                   names[q], ca.drift, cb.drift, ca.work_max);
-    ck_assert_msg(cb.violation <= 1e-9, "%s: double-step violation %.3g", names[q],
-                  cb.violation);
+    ck_assert_msg(cb.violation <= 1e-9, "%s: double-step violation %.3g", names[q], cb.violation);
     hy_model_free(m);
   }
 }
@@ -188,8 +188,8 @@ START_TEST(block_tangent_solves_as_whole) {
         for (int i = 0; i < n; i++) scale = fmax(scale, fabs(b[i]));
         for (int i = 0; i < n; i++) diff = fmax(diff, fabs(b[i] - c[i]));
         ck_assert(scale > 0);
-        ck_assert_msg(diff <= 1e-9 * scale, "%s %s: block solve differs by %.3g of %.3g",
-                      models[k], hy_formulation_name((hy_formulation)f), diff, scale);
+        ck_assert_msg(diff <= 1e-9 * scale, "%s %s: block solve differs by %.3g of %.3g", models[k],
+                      hy_formulation_name((hy_formulation)f), diff, scale);
       }
       hy_trap_abort(&w->integ, fw);
       hy_data_free(d);
@@ -207,6 +207,9 @@ START_TEST(kept_positions_move_phi_to_first_order) {
   hy_model* m = hy_test_load("quick-return");
   hy_data* d = mid_cycle(m);
   hy_work* w = d->work_;
+  const hy_form* f = hy_sim_form(m, d);
+  const double tol = f->step.tol_pos;        // the Newton tolerance of the steps taken
+  ck_assert_double_eq(tol, m->opt.tol_pos);  // without error control, the option's
   const int nz = m->sizes.nz, neq = m->sizes.neq;
   ck_assert_int_gt(neq, 0);
   ck_assert_int_le(nz, 16);
@@ -215,8 +218,8 @@ START_TEST(kept_positions_move_phi_to_first_order) {
   hy_mech_kinematics_pos(m, d, &w->mech);
   hy_mech_constraints_pos(m, d, &w->mech);
   memcpy(phi0, d->phi, sizeof(double) * (size_t)neq);
-  for (int i = 0; i < nz; i++) dz[i] = 1e-3 * m->opt.tol_pos * sin(2.3 * i + 0.4);
-  ck_assert(hy_form_keep_positions(m, d, dz));
+  for (int i = 0; i < nz; i++) dz[i] = 1e-3 * tol * sin(2.3 * i + 0.4);
+  ck_assert(hy_form_keep_positions(f, dz));
   memcpy(moved, d->phi, sizeof(double) * (size_t)neq);
   double change = 0, viol = 0;
   for (int e = 0; e < neq; e++) change = fmax(change, fabs(moved[e] - phi0[e]));
@@ -232,8 +235,8 @@ START_TEST(kept_positions_move_phi_to_first_order) {
   }
   // a change above the limit: refused, Phi as evaluated
   memcpy(phi0, d->phi, sizeof(double) * (size_t)neq);
-  dz[nz - 1] = 2e-3 * m->opt.tol_pos;
-  ck_assert(!hy_form_keep_positions(m, d, dz));
+  dz[nz - 1] = 2e-3 * tol;
+  ck_assert(!hy_form_keep_positions(f, dz));
   for (int e = 0; e < neq; e++) ck_assert_double_eq(d->phi[e], phi0[e]);
   hy_data_free(d);
   hy_model_free(m);
@@ -348,8 +351,8 @@ START_TEST(bad_cylinder_geometry_is_refused) {
     hy_status st = hy_data_make(m, &d, &err);
     ck_assert_int_eq(st, HY_ERR_MODEL);
     ck_assert_ptr_null(d);
-    ck_assert_msg(strstr(err.msg, cases[k].words) && strstr(err.msg, "cylinder"), "case %zu: %s",
-                  k, err.msg);
+    ck_assert_msg(strstr(err.msg, cases[k].words) && strstr(err.msg, "cylinder"), "case %zu: %s", k,
+                  err.msg);
     ck_assert_int_eq(err.src_line, cyl_line);
     ck_assert_int_gt(err.src_col, 0);
     ck_assert_str_eq(err.src_path, "bad.yaml");

@@ -27,12 +27,6 @@ static void outputs(const hy_model* m, const hy_data* d, double* out, int* n) {
   *n = k;
 }
 
-static void step_to(const hy_model* m, hy_data* d, long steps) {
-  for (long i = 0; i < steps; i++) {
-    ck_assert_msg(hy_step(m, d) == HY_OK, "step %ld at t = %g: %s", i, d->time, d->err.msg);
-  }
-}
-
 // Compares two double arrays bit for bit.
 static void assert_same_bits(const double* a, const double* b, int n, const char* what) {
   for (int i = 0; i < n; i++) {
@@ -58,7 +52,7 @@ START_TEST(restore_and_step_on_is_bit_identical) {
     m->opt.formulation = cases[c].form;
     hy_data* d = hy_test_make(m);
     const long total = lround(10.0 / m->opt.dt), half = lround(5.0 / m->opt.dt) + 3;
-    step_to(m, d, half);
+    hy_test_steps(m, d, half);
     const int n = hy_state_size(m, d, HY_STATE_FULL);
     ck_assert_int_gt(n, 2 * m->sizes.nz + m->sizes.nvol);
     double* saved = malloc(sizeof(double) * (size_t)n);
@@ -67,14 +61,14 @@ START_TEST(restore_and_step_on_is_bit_identical) {
     static double out1[4096], out2[4096];
     int no1, no2;
     ck_assert_int_eq(hy_state_get(m, d, HY_STATE_FULL, saved), HY_OK);
-    step_to(m, d, total - half);
+    hy_test_steps(m, d, total - half);
     ck_assert_int_eq(hy_state_get(m, d, HY_STATE_FULL, first), HY_OK);
     outputs(m, d, out1, &no1);
     ck_assert_double_eq_tol(d->time, 10.0, 1e-9);
     // in the same data
     ck_assert_int_eq(hy_state_set(m, d, HY_STATE_FULL, saved), HY_OK);
     ck_assert_double_eq_tol(d->time, 5.003, 1e-9);
-    step_to(m, d, total - half);
+    hy_test_steps(m, d, total - half);
     ck_assert_int_eq(hy_state_get(m, d, HY_STATE_FULL, again), HY_OK);
     outputs(m, d, out2, &no2);
     assert_same_bits(first, again, n, cases[c].model);
@@ -82,7 +76,7 @@ START_TEST(restore_and_step_on_is_bit_identical) {
     // in another data of the same model
     hy_data* e = hy_test_make(m);
     ck_assert_int_eq(hy_state_set(m, e, HY_STATE_FULL, saved), HY_OK);
-    step_to(m, e, total - half);
+    hy_test_steps(m, e, total - half);
     ck_assert_int_eq(hy_state_get(m, e, HY_STATE_FULL, again), HY_OK);
     outputs(m, e, out2, &no2);
     assert_same_bits(first, again, n, "another data");
@@ -104,7 +98,7 @@ END_TEST
 START_TEST(segments_in_order) {
   hy_model* m = hy_test_load("four-bar-a");
   hy_data* d = hy_test_make(m);
-  step_to(m, d, 1200);
+  hy_test_steps(m, d, 1200);
   const int nz = m->sizes.nz, nv = m->sizes.nvol, nl = m->sizes.nvlv;
   ck_assert_int_eq(hy_state_size(m, d, HY_STATE_TIME), 1);
   ck_assert_int_eq(hy_state_size(m, d, HY_STATE_POS | HY_STATE_VEL), 2 * nz);
@@ -137,7 +131,7 @@ START_TEST(partial_set_starts_afresh) {
     m->opt.formulation = forms[k];
     hy_data* fresh = hy_test_make(m);
     hy_data* d = hy_test_make(m);
-    step_to(m, d, 700);
+    hy_test_steps(m, d, 700);
     const unsigned seg = HY_STATE_TIME | HY_STATE_POS | HY_STATE_VEL;
     double buf[32];
     ck_assert_int_eq(hy_state_get(m, fresh, seg, buf), HY_OK);
@@ -149,8 +143,8 @@ START_TEST(partial_set_starts_afresh) {
     }
     ck_assert_double_eq_tol(d->energy_pot, fresh->energy_pot, 1e-9);
     // and both step on alike
-    step_to(m, d, 100);
-    step_to(m, fresh, 100);
+    hy_test_steps(m, d, 100);
+    hy_test_steps(m, fresh, 100);
     for (int i = 0; i < m->sizes.nz; i++) ck_assert_double_eq_tol(d->z[i], fresh->z[i], 1e-9);
     hy_data_free(d);
     hy_data_free(fresh);
@@ -165,7 +159,7 @@ START_TEST(bad_states_are_refused) {
   hy_model* m = hy_test_load("four-bar-a");
   m->opt.formulation = HY_FORM_PENALTY;
   hy_data* d = hy_test_make(m);
-  step_to(m, d, 1100);
+  hy_test_steps(m, d, 1100);
   const int n = hy_state_size(m, d, HY_STATE_FULL);
   double* good = malloc(sizeof(double) * (size_t)n);
   double* bad = malloc(sizeof(double) * (size_t)n);
@@ -184,9 +178,9 @@ START_TEST(bad_states_are_refused) {
   double* other = malloc(sizeof(double) * (size_t)ne);
   ck_assert_int_eq(hy_state_get(m, e, HY_STATE_FULL, other), HY_OK);
   m->opt.formulation = HY_FORM_PENALTY;
-  ck_assert_int_eq(hy_state_set(m, d, HY_STATE_HIST, other + (ne - hy_state_size(m, e,
-                                                                                HY_STATE_HIST))),
-                   HY_ERR_ARG);
+  ck_assert_int_eq(
+      hy_state_set(m, d, HY_STATE_HIST, other + (ne - hy_state_size(m, e, HY_STATE_HIST))),
+      HY_ERR_ARG);
   ck_assert_int_eq(hy_state_get(m, d, HY_STATE_FULL, after), HY_OK);
   assert_same_bits(good, after, n, "after another formulation's history");
   hy_data_free(e);
@@ -203,7 +197,7 @@ END_TEST
 START_TEST(get_and_set_do_not_allocate) {
   hy_model* m = hy_test_load("quick-return");
   hy_data* d = hy_test_make(m);
-  step_to(m, d, 1300);
+  hy_test_steps(m, d, 1300);
   static double buf[4096];
   ck_assert_int_le(hy_state_size(m, d, HY_STATE_FULL), 4096);
   hy_test_count_allocs_begin();
