@@ -1,5 +1,6 @@
 // `hydyn models`: the built-in models, which `hydyn run` also names when a model is not found.
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "hydyn/hydyn.h"
@@ -10,6 +11,14 @@ void hy_cli_list_builtins(FILE* fp, const char* sep) {
 }
 
 int hy_cli_models(int argc, char** argv) {
+  if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+    fputs(
+        "usage: hydyn models\n\n"
+        "Lists the built-in models on standard output, one name per line, and the built-in\n"
+        "model families (loop-N, ...) on standard error. Every name is a MODEL of 'hydyn run'.\n",
+        stdout);
+    return HY_CLI_OK;
+  }
   if (argc > 1) {
     fprintf(stderr, "hydyn models: unexpected argument '%s'\n", argv[1]);
     return HY_CLI_USAGE;

@@ -146,10 +146,10 @@ static int parse_args(int argc, char** argv, run_args* a) {
     }
     // Options with a value: "--name value" or "--name=value".
     static const char* const valued[] = {
-        "--t-end",     "--dt",       "--integrator", "--out",           "--every",
-        "--formulation", "--tangent", "--penalty",   "--tol",           "--max-iter",
-        "--tol-p",     "--max-cuts", "--error-control", "--error-tol-p", "--error-tol",
-        "--max-memory"};
+        "--t-end",         "--dt",          "--integrator", "--out",
+        "--every",         "--formulation", "--tangent",    "--penalty",
+        "--tol",           "--max-iter",    "--tol-p",      "--max-cuts",
+        "--error-control", "--error-tol-p", "--error-tol",  "--max-memory"};
     const int nvalued = (int)(sizeof valued / sizeof valued[0]);
     int opt = -1;
     const char* val = NULL;
@@ -158,6 +158,13 @@ static int parse_args(int argc, char** argv, run_args* a) {
       if (strncmp(arg, valued[k], len) != 0) continue;
       if (arg[len] == '\0') {
         if (i + 1 >= argc) return usage_error("option %s needs a value", valued[k]);
+        // an option where the value should be is a forgotten value, not a file named "--t-end"
+        if (strncmp(argv[i + 1], "--", 2) == 0) {
+          return usage_error(
+              "option %s needs a value, got the option '%s' (write %s=VALUE for "
+              "a value that starts with '--')",
+              valued[k], argv[i + 1], valued[k]);
+        }
         opt = k;
         val = argv[++i];
       } else if (arg[len] == '=') {
@@ -279,7 +286,6 @@ static int parse_args(int argc, char** argv, run_args* a) {
   return -1;
 }
 
-
 static void print_error(const hy_error* e) {
   char buf[1024];
   hy_error_format(e, buf, sizeof buf);
@@ -322,7 +328,6 @@ static void default_csv_path(const hy_model* m, const char* fallback, char* buf,
   }
 }
 
-
 // Copies the solver options given on the command line into the model (hy_data_make checks
 // them against the model).
 static void apply_options(const run_args* a, hy_model* m) {
@@ -353,13 +358,15 @@ static void apply_options(const run_args* a, hy_model* m) {
 static void note_unused_options(const run_args* a, const hy_model* m, const hy_data* d) {
   const int newton = d->integrator == HY_INTEG_TRAPEZOIDAL;
   if (!newton) {
-    const int given[9] = {a->has_tangent,  a->has_penalty,     a->has_tol,
-                          a->has_max_iter, a->has_tol_p,       a->strict_steps,
-                          a->has_max_cuts, a->has_error_control, a->has_error_tol};
-    static const char* const names[9] = {"--tangent",      "--penalty",       "--tol",
-                                         "--max-iter",     "--tol-p",         "--strict-steps",
-                                         "--max-cuts",     "--error-control", "--error-tol"};
-    for (int k = 0; k < 9; k++) {
+    const int given[] = {a->has_tangent,   a->has_penalty,    a->has_tol,      a->has_max_iter,
+                         a->has_tol_p,     a->strict_steps,   a->has_max_cuts, a->has_error_control,
+                         a->has_error_tol, a->has_error_tol_p};
+    static const char* const names[] = {
+        "--tangent",      "--penalty",  "--tol",           "--max-iter",  "--tol-p",
+        "--strict-steps", "--max-cuts", "--error-control", "--error-tol", "--error-tol-p"};
+    _Static_assert(sizeof given / sizeof given[0] == sizeof names / sizeof names[0],
+                   "one name per option");
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
       if (given[k]) {
         fprintf(stderr, "note: %s has no effect with the %s integrator (no Newton iteration)\n",
                 names[k], hy_integrator_name(d->integrator));
@@ -373,7 +380,8 @@ static void note_unused_options(const run_args* a, const hy_model* m, const hy_d
     fputs("note: --tol-p has no effect: the model has no hydraulic volumes (no pressures)\n",
           stderr);
   }
-  if (newton && m->opt.error_control == HY_ERRCTL_NONE && (a->has_error_tol || a->has_error_tol_p)) {
+  if (newton && m->opt.error_control == HY_ERRCTL_NONE &&
+      (a->has_error_tol || a->has_error_tol_p)) {
     fputs("note: --error-tol and --error-tol-p apply with --error-control predictor only\n",
           stderr);
   }
@@ -450,7 +458,8 @@ static void note_initial_state(const hy_model* m, const hy_data* d) {
 // The recorder of a run: the CSV file.
 typedef struct recording {
   hy_csv* csv;
-  double last_row;  // time of the last row written (s), NAN before the first
+  double last_row;     // time of the last row written (s), NAN before the first
+  long last_row_step;  // the step that ended there (0: the initial state)
 } recording;
 
 static hy_status record_row(void* user, const hy_model* m, const hy_data* d) {
@@ -464,12 +473,14 @@ static hy_status record_row(void* user, const hy_model* m, const hy_data* d) {
     return st;
   }
   r->last_row = d->time;
+  r->last_row_step = d->stats.nstep;
   return HY_OK;
 }
 
 static int show_progress(void* user, const hy_model* m, const hy_data* d) {
   (void)user;
-  fprintf(stderr, "t = %.6g/%g s (%.0f%%)\n", d->time, m->opt.t_end, 100.0 * d->time / m->opt.t_end);
+  fprintf(stderr, "t = %.6g/%g s (%.0f%%)\n", d->time, m->opt.t_end,
+          100.0 * d->time / m->opt.t_end);
   return 0;
 }
 
@@ -522,8 +533,8 @@ static void report_failure(const hy_data* d, const hy_run_summary* r, const reco
   }
   // Said because a failure late in a long run leaves a large, useful file behind.
   if (rec->csv && !quiet && !isnan(rec->last_row)) {
-    fprintf(stderr, "note: the CSV holds the rows up to t = %.9g s (step %lld)\n", rec->last_row,
-            r->steps);
+    fprintf(stderr, "note: the CSV holds the rows up to t = %.9g s (step %ld)\n", rec->last_row,
+            rec->last_row_step);
   }
 }
 

@@ -183,7 +183,8 @@ static hy_status explicit_step(hy_integ* in, hy_form* f, double dt) {
   if (st != HY_OK) {
     // back to the start of the step, outputs included, keeping the first error's detail
     if (d->err.code != st) {
-      HY_FAIL(&d->err, st, "step from t = %g s failed: %s", t0, hy_status_str(st));
+      HY_FAIL(&d->err, st, "%s after the step t = %.9g -> %.9g s", hy_status_str(st), t0,
+              t0 + dt);
     }
     const hy_error keep = d->err;
     scatter(m, d, in->ex_x0);

@@ -25,28 +25,30 @@ static const hy_io_node* given(const hy_io_node* n, const char* key, hy_option_k
   return v;
 }
 
+// The keys of the `solver:` section.
+static const char* const kSolverKeys[] = {"integrator",
+                                          "dt",
+                                          "t_end",
+                                          "formulation",
+                                          "tangent",
+                                          "penalty",
+                                          "tol_position",
+                                          "max_iterations",
+                                          "partition_rcond",
+                                          "tol_pressure",
+                                          "reuse_tangent",
+                                          "strict_steps",
+                                          "max_cuts",
+                                          "error_control",
+                                          "error_tol_position",
+                                          "error_tol_pressure",
+                                          "max_memory",
+                                          NULL};
+
 // The `solver:` section into opt, and where each key is given into src (hy_option_key). Only
 // the form of the values is checked here; their ranges are hy_model_check's.
 static hy_status load_solver(hy_io_loader* ld, const hy_io_node* root, hy_option* opt,
                              hy_srcpos* src) {
-  static const char* const keys[] = {"integrator",
-                                     "dt",
-                                     "t_end",
-                                     "formulation",
-                                     "tangent",
-                                     "penalty",
-                                     "tol_position",
-                                     "max_iterations",
-                                     "partition_rcond",
-                                     "tol_pressure",
-                                     "reuse_tangent",
-                                     "strict_steps",
-                                     "max_cuts",
-                                     "error_control",
-                                     "error_tol_position",
-                                     "error_tol_pressure",
-                                     "max_memory",
-                                     NULL};
   static const char* const yes_no[] = {"false", "true", NULL};
   // the names live in one table each (hydyn/names.h); the enum values are the list order
   const char* integrators[HY_INTEG_COUNT + 1];
@@ -70,11 +72,11 @@ static hy_status load_solver(hy_io_loader* ld, const hy_io_node* root, hy_option
   snprintf(it.what, sizeof it.what, "solver");
   if (n->kind != HY_IO_MAP) {
     char got[96], expected[400];
-    hy_io_join_names(expected, sizeof expected, keys);
+    hy_io_join_names(expected, sizeof expected, kSolverKeys);
     return HY_IO_FAIL_AT(ld, n, "solver: expected a mapping with keys %s; got %s", expected,
                          hy_io_describe(n, got, sizeof got));
   }
-  HY_TRY(hy_io_check_keys(ld, n, keys, it.what));
+  HY_TRY(hy_io_check_keys(ld, n, kSolverKeys, it.what));
   const char* w = it.where;
   int k;
   if (given(n, "integrator", HY_OPT_INTEGRATOR, src)) {
@@ -183,10 +185,8 @@ static hy_status load_root(hy_io_loader* ld, const hy_io_node* root) {
       }
     }
     // the solver's keys are the likeliest to be written at the top level by mistake
-    static const char* const solver_keys[] = {"formulation", "tangent", "penalty", "integrator",
-                                              "dt",          "t_end",   NULL};
-    for (int q = 0; k->kind == HY_IO_SCALAR && solver_keys[q]; q++) {
-      if (strcmp(k->text, solver_keys[q]) == 0) {
+    for (int q = 0; k->kind == HY_IO_SCALAR && kSolverKeys[q]; q++) {
+      if (strcmp(k->text, kSolverKeys[q]) == 0) {
         return HY_IO_FAIL_AT(ld, k, "'%s' is a key of the 'solver' section, not of the top level",
                              k->text);
       }

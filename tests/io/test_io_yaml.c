@@ -447,6 +447,7 @@ static const bad_case kBad[] = {
      "joint 'j2'"},
     {"solver_iterations.yaml", HY_ERR_MODEL, 13, 19, "max_iterations", "got '2.5'"},
     {"top_formulation.yaml", HY_ERR_MODEL, 11, 1, "'formulation'", "'solver' section"},
+    {"top_max_cuts.yaml", HY_ERR_MODEL, 11, 1, "'max_cuts'", "'solver' section"},
 };
 
 static const int kNumBad = (int)(sizeof kBad / sizeof kBad[0]);
