@@ -92,10 +92,16 @@ typedef struct hy_form_ops {
   // A failed step: the formulation's own values back to the start of the step, whose state
   // and outputs the integrator has restored.
   void (*abort)(hy_form* f);
+  // A failed step is about to be retried in shorter steps from its start (after abort): what
+  // the formulation chose for the step may be chosen again. The integrator has saved the state
+  // first, so a retry that fails for good still returns to the start bit for bit.
+  void (*retry)(hy_form* f);
   // What a step carries to the next one besides the public state (hy_state_* HIST segment).
   int (*hist_size)(const hy_model* m);
   void (*hist_get)(const hy_form* f, double* buf);
   void (*hist_set)(hy_form* f, const double* buf);
+  // Whether buf (finite values) is a history hist_set may take: its counts whole and in range.
+  int (*hist_ok)(const hy_model* m, const double* buf);
 } hy_form_ops;
 
 extern const hy_form_ops hy_form_tree_ops;

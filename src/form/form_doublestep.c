@@ -271,11 +271,14 @@ static void ds_begin(hy_form* f) { (void)f; }
 
 static void ds_iterated(hy_form* f) { (void)f; }
 
+// The partition does not change within a step: the start's is still in place.
+static void ds_abort(hy_form* f) { (void)f; }
+
 // A step that failed may have failed because the partition degraded within it, before the
 // re-selection at the end of a step could see it (the dependent block's pivot ratio can fall
 // tenfold in a few steps): the step is retried with the partition full pivoting chooses at its
 // start.
-static void ds_abort(hy_form* f) {
+static void ds_retry(hy_form* f) {
   if (f->m->sizes.neq == 0) return;
   if (hy_form_select_partition(f) == HY_OK && hy_form_factor_dependent(f) == HY_OK) {
     f->part.pivot_ratio_sel = f->part.pivot_ratio;
@@ -295,6 +298,13 @@ static void ds_hist_get(const hy_form* f, double* buf) {
 }
 
 // (the partition set with the history is the one the unknowns follow)
+// (no history of its own)
+static int ds_hist_ok(const hy_model* m, const double* buf) {
+  (void)m;
+  (void)buf;
+  return 1;
+}
+
 static void ds_hist_set(hy_form* f, const double* buf) {
   (void)buf;
   publish_unknowns(f);
@@ -315,7 +325,9 @@ const hy_form_ops hy_form_doublestep_ops = {
     .iterated = ds_iterated,
     .accept = ds_accept,
     .abort = ds_abort,
+    .retry = ds_retry,
     .hist_size = ds_hist_size,
     .hist_get = ds_hist_get,
     .hist_set = ds_hist_set,
+    .hist_ok = ds_hist_ok,
 };

@@ -352,6 +352,9 @@ static void penalty_abort(hy_form* f) {
   p->lam_pending = 0;
 }
 
+// (α follows the step's length by itself: see penalty_begin)
+static void penalty_retry(hy_form* f) { (void)f; }
+
 // lam_hist, nlam_hist, lam_contraction, steps
 static int penalty_hist_size(const hy_model* m) { return 3 * m->sizes.neq + 3; }
 
@@ -375,6 +378,13 @@ static void penalty_hist_set(hy_form* f, const double* buf) {
   p->A_at_evaluation = 0;
 }
 
+static int penalty_hist_ok(const hy_model* m, const double* buf) {
+  const int n3 = 3 * m->sizes.neq;
+  const double nlam = buf[n3], contraction = buf[n3 + 1], steps = buf[n3 + 2];
+  return nlam >= 0 && nlam <= 3 && nlam == floor(nlam) && contraction >= 0 && steps >= 0 &&
+         steps <= 1e15 && steps == floor(steps);
+}
+
 const hy_form_ops hy_form_penalty_ops = {
     .kind = HY_FORM_PENALTY,
     .name = "penalty",
@@ -390,7 +400,9 @@ const hy_form_ops hy_form_penalty_ops = {
     .iterated = penalty_iterated,
     .accept = penalty_accept,
     .abort = penalty_abort,
+    .retry = penalty_retry,
     .hist_size = penalty_hist_size,
     .hist_get = penalty_hist_get,
     .hist_set = penalty_hist_set,
+    .hist_ok = penalty_hist_ok,
 };

@@ -65,6 +65,8 @@ static hy_status tree_accept(hy_form* f, const double* dx) {
 
 static void tree_abort(hy_form* f) { (void)f; }
 
+static void tree_retry(hy_form* f) { (void)f; }
+
 static int tree_hist_size(const hy_model* m) {
   (void)m;
   return 0;
@@ -73,6 +75,13 @@ static int tree_hist_size(const hy_model* m) {
 static void tree_hist_get(const hy_form* f, double* buf) {
   (void)f;
   (void)buf;
+}
+
+// (no history of its own)
+static int tree_hist_ok(const hy_model* m, const double* buf) {
+  (void)m;
+  (void)buf;
+  return 1;
 }
 
 static void tree_hist_set(hy_form* f, const double* buf) {
@@ -95,7 +104,9 @@ const hy_form_ops hy_form_tree_ops = {
     .iterated = tree_iterated,
     .accept = tree_accept,
     .abort = tree_abort,
+    .retry = tree_retry,
     .hist_size = tree_hist_size,
     .hist_get = tree_hist_get,
     .hist_set = tree_hist_set,
+    .hist_ok = tree_hist_ok,
 };

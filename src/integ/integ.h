@@ -116,10 +116,11 @@ typedef struct hy_integ {
   hy_integ_checkpoint checkpoint;
   hy_trap trap;
   // explicit methods: the state x = [z; zd; p; U] and its derivative
-  double* ex_x;     //                                                    (2 nz + nvol + nvlv)
-  double* ex_x0;    //                                                    (same)
-  double* ex_xdot;  //                                                    (same)
-  double* ex_work;  // the method's workspace
+  double* ex_x;      //                                                   (2 nz + nvol + nvlv)
+  double* ex_x0;     //                                                   (same)
+  double* ex_xdot;   //                                                   (same)
+  double* ex_work;   // the method's workspace
+  double* ex_cache;  // the kinematics' rotation cache at the start of the step (mech)
 } hy_integ;
 
 // Bytes of the integrator's arrays for model m, laid out by hy_integ_bind in mem.
@@ -132,13 +133,16 @@ void hy_integ_restart(hy_integ* in, const hy_model* m);
 // which, when its Newton iteration fails, is retried as steps of half the size (down to
 // dt / 2^opt.max_cuts) unless opt.strict_steps, or, with opt.error_control, as many steps as
 // the estimate of their local error asks for. Integrates the work of the loads and cylinders
-// over the step. On failure the state is back at its start and d->err says why.
-hy_status hy_integ_advance(hy_integ* in, hy_form* f, double dt);
+// over the step, which ends at t_end (t + dt up to rounding: the caller keeps the times on its
+// grid). On failure the state is back at its start, bit for bit, and d->err says why.
+hy_status hy_integ_advance(hy_integ* in, hy_form* f, double dt, double t_end);
 
 // What the integrator carries from step to step (hy_state_*).
 int hy_integ_hist_size(const hy_model* m);
 void hy_integ_hist_get(const hy_integ* in, const hy_model* m, double* buf);
 void hy_integ_hist_set(hy_integ* in, const hy_model* m, const double* buf);
+// Whether buf (finite values) is a history hy_integ_hist_set may take (step sizes in range).
+int hy_integ_hist_ok(const hy_model* m, const double* buf);
 
 //----- the trapezoidal step in parts (tests and the tangent checks) ----------------------------
 

@@ -16,9 +16,7 @@ static int explicit_kind(hy_integrator k) {
 }
 
 // The explicit methods' state [z; zd; p; U].
-static int explicit_n(const hy_model* m) {
-  return 2 * m->sizes.nz + m->sizes.nvol + m->sizes.nvlv;
-}
+static int explicit_n(const hy_model* m) { return 2 * m->sizes.nz + m->sizes.nvol + m->sizes.nvlv; }
 
 // Walks the layout of the arrays: with base == NULL only counts the bytes.
 static size_t layout(hy_integ* in, const hy_model* m, hy_integrator kind, unsigned char* base) {
@@ -67,14 +65,13 @@ static size_t layout(hy_integ* in, const hy_model* m, hy_integrator kind, unsign
     TAKE(in->ex_x0, hy_doubles((size_t)n));
     TAKE(in->ex_xdot, hy_doubles((size_t)n));
     TAKE(in->ex_work, hy_doubles(hy_integ_explicit_work_size(kind, n)));
+    TAKE(in->ex_cache, hy_doubles((size_t)hy_mech_cache_size(m)));
   }
 #undef TAKE
   return at;
 }
 
-size_t hy_integ_size(const hy_model* m, hy_integrator kind) {
-  return layout(NULL, m, kind, NULL);
-}
+size_t hy_integ_size(const hy_model* m, hy_integrator kind) { return layout(NULL, m, kind, NULL); }
 
 void hy_integ_bind(hy_integ* in, const hy_model* m, hy_integrator kind, unsigned char* mem) {
   memset(in, 0, sizeof *in);
@@ -102,6 +99,11 @@ void hy_integ_hist_get(const hy_integ* in, const hy_model* m, double* buf) {
   buf[nv + 1] = in->trap.h_next;
 }
 
+int hy_integ_hist_ok(const hy_model* m, const double* buf) {
+  const int nv = m->sizes.nvol;
+  return buf[nv] > 0 && buf[nv + 1] >= 0;  // a previous step, and a next one or none (0)
+}
+
 void hy_integ_hist_set(hy_integ* in, const hy_model* m, const double* buf) {
   const int nv = m->sizes.nvol;
   for (int v = 0; v < nv; v++) in->trap.pd_prev[v] = buf[v];
@@ -112,8 +114,7 @@ void hy_integ_hist_set(hy_integ* in, const hy_model* m, const double* buf) {
 //----- work of the loads and cylinders -------------------------------------------------------
 
 // The trapezoidal rule on the powers at the two ends of a step of size h.
-static void integrate_work(hy_data* d, const hy_form_power* a, const hy_form_power* b,
-                           double h) {
+static void integrate_work(hy_data* d, const hy_form_power* a, const hy_form_power* b, double h) {
   const double hh = 0.5 * h;
   d->work_ext += hh * (a->total + b->total);
   d->work_hyd += hh * (a->hyd + b->hyd);
@@ -163,7 +164,7 @@ static hy_status ode_rhs(void* ctx, double t, const double* x, double* xdot) {
   return HY_OK;
 }
 
-static hy_status explicit_step(hy_integ* in, hy_form* f, double dt) {
+static hy_status explicit_step(hy_integ* in, hy_form* f, double dt, double t_end) {
   const hy_model* m = f->m;
   hy_data* d = f->d;
   const double t0 = d->time;
@@ -173,23 +174,27 @@ static hy_status explicit_step(hy_integ* in, hy_form* f, double dt) {
   gather(m, d, in->ex_x);
   memcpy(in->ex_x0, in->ex_x, sizeof(double) * (size_t)explicit_n(m));
   gather_rates(m, d, in->ex_xdot);
+  hy_mech_cache_get(m, f->mech, in->ex_cache);
   hy_status st = hy_integ_explicit_step(in->kind, m->sizes.nz, m->sizes.nvol + m->sizes.nvlv, t0,
                                         dt, in->ex_x, in->ex_xdot, ode_rhs, f, in->ex_work);
   if (st == HY_OK) {
     scatter(m, d, in->ex_x);
-    d->time = t0 + dt;
+    d->time = t_end;
     st = hy_form_forward(f);
   }
   if (st != HY_OK) {
     // back to the start of the step, outputs included, keeping the first error's detail
     if (d->err.code != st) {
-      HY_FAIL(&d->err, st, "%s after the step t = %.9g -> %.9g s", hy_status_str(st), t0,
-              t0 + dt);
+      HY_FAIL(&d->err, st, "%s after the step t = %.9g -> %.9g s", hy_status_str(st), t0, t_end);
     }
     const hy_error keep = d->err;
     scatter(m, d, in->ex_x0);
     d->time = t0;
+    // the stage evaluations moved the rotation cache: the start's, so that the step is undone
+    // to the last bit (as hy_trap_abort)
+    hy_mech_cache_set(m, f->mech, in->ex_cache);
     hy_form_forward(f);
+    hy_mech_cache_set(m, f->mech, in->ex_cache);
     d->err = keep;
     return st < 0 ? st : HY_STEP_REJECTED;
   }
@@ -251,10 +256,10 @@ static double piece(double h, double rest, int* last) {
 
 // Fixed steps: dt at once, and when that fails, the interval in steps of dt/2, dt/4, ... (each
 // later failure halves the step again for the rest of the interval).
-static hy_status trapezoidal_fixed(hy_integ* in, hy_form* f, double dt) {
+static hy_status trapezoidal_fixed(hy_integ* in, hy_form* f, double dt, double t_end) {
   const hy_model* m = f->m;
   hy_data* d = f->d;
-  const double t0 = d->time, t_end = t0 + dt;
+  const double t0 = d->time;
   hy_status st = hy_trap_step(in, f, dt, t_end, NULL);
   if (st == HY_OK) {
     integrate_work(d, &in->trap.power_k, &f->power, dt);
@@ -269,6 +274,7 @@ static hy_status trapezoidal_fixed(hy_integ* in, hy_form* f, double dt) {
   }
   // back at the start: kept, so that a later piece's failure can return there
   in->checkpoint.save(in->checkpoint.ctx);
+  f->ops->retry(f);
   d->stats.ncut++;
   double t = t0, h = 0.5 * dt;
   int cuts = 1;
@@ -288,6 +294,7 @@ static hy_status trapezoidal_fixed(hy_integ* in, hy_form* f, double dt) {
       note_cuts(d, cuts, h);
       return back_to_start(in, d, st);
     }
+    f->ops->retry(f);
     d->stats.ncut++;
     cuts++;
     h *= 0.5;
@@ -297,11 +304,11 @@ static hy_status trapezoidal_fixed(hy_integ* in, hy_form* f, double dt) {
 // Steps sized by their local error (hy_trap_step's estimate, a fraction of the tolerance): a
 // step over the tolerance is repeated smaller, and the next one grows or shrinks with the
 // estimate. The local error of the trapezoidal rule scales with h^3.
-static hy_status trapezoidal_controlled(hy_integ* in, hy_form* f, double dt) {
+static hy_status trapezoidal_controlled(hy_integ* in, hy_form* f, double dt, double t_end) {
   const hy_model* m = f->m;
   hy_data* d = f->d;
   hy_trap* tr = &in->trap;
-  const double t0 = d->time, t_end = t0 + dt;
+  const double t0 = d->time;
   const double h_min = ldexp(dt, -m->opt.max_cuts);
   in->checkpoint.save(in->checkpoint.ctx);
   double t = t0;
@@ -336,7 +343,8 @@ static hy_status trapezoidal_controlled(hy_integ* in, hy_form* f, double dt) {
     if (st == HY_STEP_REJECTED) {
       d->stats.nreject++;
       h = hh * fmin(0.9, fmax(0.2, 0.9 * pow(e, -1.0 / 3.0)));
-    } else if (!m->opt.strict_steps && retryable(st)) {
+    } else if (!m->opt.strict_steps && retryable(st) && 0.5 * hh >= h_min) {
+      f->ops->retry(f);
       d->stats.ncut++;
       cuts++;
       h = 0.5 * hh;
@@ -345,22 +353,18 @@ static hy_status trapezoidal_controlled(hy_integ* in, hy_form* f, double dt) {
       return back_to_start(in, d, st);
     }
     if (h < h_min) {
-      if (st == HY_STEP_REJECTED) {
-        HY_FAIL(&d->err, st,
-                "the local error at t = %.9g s stays above its tolerance (estimate %.3g times "
-                "it) down to the smallest step %.3g s (dt / 2^max_cuts)",
-                t, e, h_min);
-      } else {
-        note_cuts(d, cuts, hh);
-      }
+      HY_FAIL(&d->err, st,
+              "the local error at t = %.9g s stays above its tolerance (estimate %.3g times "
+              "it) down to the smallest step %.3g s (dt / 2^max_cuts)",
+              t, e, h_min);
       return back_to_start(in, d, st);
     }
   }
 }
 
-hy_status hy_integ_advance(hy_integ* in, hy_form* f, double dt) {
+hy_status hy_integ_advance(hy_integ* in, hy_form* f, double dt, double t_end) {
   f->d->stats.niter_last = 0;
-  if (in->kind != HY_INTEG_TRAPEZOIDAL) return explicit_step(in, f, dt);
-  if (f->m->opt.error_control != HY_ERRCTL_NONE) return trapezoidal_controlled(in, f, dt);
-  return trapezoidal_fixed(in, f, dt);
+  if (in->kind != HY_INTEG_TRAPEZOIDAL) return explicit_step(in, f, dt, t_end);
+  if (f->m->opt.error_control != HY_ERRCTL_NONE) return trapezoidal_controlled(in, f, dt, t_end);
+  return trapezoidal_fixed(in, f, dt, t_end);
 }

@@ -73,6 +73,10 @@ static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator in
 // overflow a size_t (their squares times 8 stay below 2^56); beyond, the estimate alone refuses.
 #define SIZE_SAFE (1 << 24)
 
+// The dense kernels index their matrices (nz + nvol unknowns square, nz x neq) with int: the
+// largest dimension whose square still fits one.
+#define DENSE_MAX 46340
+
 static int sizes_safe(const hy_sizes* s) {
   const int v[] = {s->nbody, s->nz, s->nmrk, s->neq, s->nfrc, s->nvol, s->ncyl, s->nvlv,
                    s->norf, s->npvl};
@@ -115,16 +119,22 @@ hy_status hy_data_make(const hy_model* m, hy_data** out, hy_error* err) {
   char note[256];
   HY_TRY(hy_form_choose(m, &ops, &integ, note, sizeof note, err));
   // the work memory before anything is allocated: refused above the model's limit. Beyond
-  // SIZE_SAFE the byte counts could overflow, and a lower bound (the eight matrices of nz^2
-  // doubles the step keeps: M', its factor, R_z, W, the tangent's blocks) refuses already.
+  // SIZE_SAFE the byte counts could overflow, and a lower bound (the mass matrix, nz^2 doubles,
+  // which every formulation keeps) refuses already.
   if (!sizes_safe(&m->sizes)) {
     char need[32], limit[32];
-    format_bytes(64.0 * m->sizes.nz * (double)m->sizes.nz, need, sizeof need);
+    format_bytes(8.0 * m->sizes.nz * (double)m->sizes.nz, need, sizeof need);
     format_bytes(m->opt.max_memory, limit, sizeof limit);
     return HY_FAIL(err, HY_ERR_NOMEM,
                    "the data of model '%s' would need at least %s of work memory (%d "
                    "coordinates), more than the limit of %s (solver: max_memory, --max-memory)",
                    m->name, need, m->sizes.nz, limit);
+  }
+  if (m->sizes.nz + m->sizes.nvol > DENSE_MAX || m->sizes.neq > DENSE_MAX) {
+    return HY_FAIL(err, HY_ERR_MODEL,
+                   "model '%s' has %d coordinates, %d pressures and %d loop-closure equations: "
+                   "hydyn's dense matrices take at most %d unknowns or equations",
+                   m->name, m->sizes.nz, m->sizes.nvol, m->sizes.neq, DENSE_MAX);
   }
   hy_data probe;
   hy_work wprobe;

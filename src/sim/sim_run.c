@@ -73,11 +73,13 @@ hy_status hy_run(const hy_model* m, hy_data* d, const hy_run_options* o, hy_run_
                                "invalid solver settings dt = %g s, t_end = %g s", dt, t_end);
   }
   if (dt > t_end) {
-    return s->status = HY_FAIL(&d->err, HY_ERR_ARG,
-                               "the step dt = %g s is longer than the run, t_end = %g s", dt,
-                               t_end);
+    return s->status =
+               HY_FAIL(&d->err, HY_ERR_ARG,
+                       "the step dt = %g s is longer than the run, t_end = %g s", dt, t_end);
   }
-  if (o->every < 1) return s->status = HY_FAIL(&d->err, HY_ERR_ARG, "record every %ld steps", o->every);
+  if (o->every < 1) {
+    return s->status = HY_FAIL(&d->err, HY_ERR_ARG, "record every %ld steps", o->every);
+  }
   // whole steps of dt, then the rest of the way (a step count, not a time comparison, ends the
   // loop: accumulated t can fall just short of t_end and take one step too many)
   const double span = (t_end - t0) / dt;
@@ -94,8 +96,11 @@ hy_status hy_run(const hy_model* m, hy_data* d, const hy_run_options* o, hy_run_
   double next_progress = wall0 + o->progress_interval;
   for (long long k = 1; k <= nstep && st == HY_OK; k++) {
     const double t_before = d->time;
-    const double h = k > nfull ? t_end - d->time : dt;
-    hy_status sst = hy_sim_step(m, d, h);
+    // the times of the steps are t0 + k dt, not a running sum (which drifts by round-off); the
+    // last one ends on t_end, and the rest was measured from where the whole steps end
+    const double t_k = k > nfull ? t_end : t0 + (double)k * dt;
+    const double h = k > nfull ? rest : dt;
+    hy_status sst = hy_sim_step(m, d, h, t_k);
     // > 0 is a warning when the step was taken; a step that did not advance failed
     if (sst < 0 || (sst > 0 && !(d->time > t_before))) {
       st = sst;
@@ -105,10 +110,9 @@ hy_status hy_run(const hy_model* m, hy_data* d, const hy_run_options* o, hy_run_
     s->steps = k;
     track(d, epot0, s);
     if (o->record && (k % o->every == 0 || k == nstep)) st = o->record(o->record_user, m, d);
-    if ((o->stop && *o->stop) ||
-        (o->progress && now_seconds() >= next_progress &&
-         (next_progress = now_seconds() + o->progress_interval,
-          o->progress(o->progress_user, m, d) != 0))) {
+    if ((o->stop && *o->stop) || (o->progress && now_seconds() >= next_progress &&
+                                  (next_progress = now_seconds() + o->progress_interval,
+                                   o->progress(o->progress_user, m, d) != 0))) {
       s->stopped = k < nstep;
       if (o->record && k % o->every != 0 && k != nstep && st == HY_OK) {
         st = o->record(o->record_user, m, d);  // the state it stopped at

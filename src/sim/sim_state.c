@@ -176,11 +176,24 @@ hy_status hy_state_set(const hy_model* m, hy_data* d, unsigned segments, const d
                      "hy_state_set: the history was saved from a data stepping with another "
                      "formulation or integrator");
     }
-    const int part_off = HIST_TAG + m->sizes.nz + m->sizes.nvol + m->sizes.neq +
-                         HIST_POWER + HIST_WORK + hy_integ_hist_size(m);
+    const int integ_off = HIST_TAG + m->sizes.nz + m->sizes.nvol + m->sizes.neq + HIST_POWER +
+                          HIST_WORK;
+    const int part_off = integ_off + hy_integ_hist_size(m);
+    const int form_off = part_off + hy_form_partition_hist_size(m);
+    if (!hy_integ_hist_ok(m, h + integ_off)) {
+      return HY_FAIL(&d->err, HY_ERR_ARG,
+                     "hy_state_set: the history's step sizes are not those of a step (the "
+                     "previous one must be > 0)");
+    }
     if (!partition_ok(m, h + part_off)) {
       return HY_FAIL(&d->err, HY_ERR_ARG,
                      "hy_state_set: the history's partition is not one of this model");
+    }
+    if (!f->ops->hist_ok(m, h + form_off)) {
+      return HY_FAIL(&d->err, HY_ERR_ARG,
+                     "hy_state_set: the history of the %s formulation is not one it keeps (its "
+                     "counts must be whole and in range)",
+                     f->ops->name);
     }
   }
   const double* p = buf;

@@ -220,6 +220,59 @@ START_TEST(newton_tolerance_follows_error_tolerance) {
 }
 END_TEST
 
+// A step that fails for good leaves the whole state (the HIST segment too: the double-step
+// partition, the multipliers' history, the rotation cache) bit for bit at its start, whether it
+// failed at once (strict), after its cuts, or under error control; and a cut is counted only
+// when a shorter step is really tried. One Newton iteration is too few for loop-16 mid-motion.
+START_TEST(failed_step_leaves_the_whole_state) {
+  static double before[8192], after[8192];
+  const hy_formulation forms[2] = {HY_FORM_PENALTY, HY_FORM_DOUBLE_STEP};
+  for (int fo = 0; fo < 2; fo++) {
+    for (int mode = 0; mode < 3; mode++) {  // strict, cut, error control
+      hy_model* m = hy_test_load("loop-16");
+      m->opt.formulation = forms[fo];
+      m->opt.error_control = mode == 2 ? HY_ERRCTL_PREDICTOR : HY_ERRCTL_NONE;
+      hy_data* d = hy_test_make(m);
+      hy_test_steps(m, d, 300);
+      const int n = hy_state_size(m, d, HY_STATE_FULL);
+      ck_assert_int_le(n, 8192);
+      ck_assert_int_eq(hy_state_get(m, d, HY_STATE_FULL, before), HY_OK);
+      m->opt.max_iter = 1;
+      m->opt.tol_pos = 1e-15;  // no step converges in one iteration to that
+      m->opt.strict_steps = mode == 0;
+      m->opt.max_cuts = 2;
+      const long ncut = d->stats.ncut, npart = d->stats.npartition;
+      ck_assert_int_eq(hy_step(m, d), HY_NEWTON_NOCONV);
+      ck_assert_int_eq(hy_state_get(m, d, HY_STATE_FULL, after), HY_OK);
+      for (int i = 0; i < n; i++) {
+        ck_assert_msg(memcmp(&before[i], &after[i], sizeof before[i]) == 0,
+                      "%s, mode %d: entry %d of %d: %.17g, then %.17g (%s)",
+                      hy_formulation_name(forms[fo]), mode, i, n, before[i], after[i], d->err.msg);
+      }
+      const long cuts = d->stats.ncut - ncut;
+      if (mode == 0) {
+        ck_assert_int_eq(cuts, 0);
+        ck_assert_int_eq(d->stats.npartition, npart);  // no partition tried
+      } else {
+        // as many cuts as tried, and said so: at most max_cuts, and the message counts them
+        ck_assert_int_ge(cuts, 1);
+        ck_assert_int_le(cuts, 2);
+        char said[64];
+        snprintf(said, sizeof said, "(the step was cut %ld time%s", cuts, cuts == 1 ? "" : "s");
+        ck_assert_msg(strstr(d->err.msg, said) != NULL, "%s", d->err.msg);
+      }
+      // and the data goes on from there as if nothing had happened
+      m->opt.max_iter = 25;
+      m->opt.tol_pos = 1e-7;
+      m->opt.strict_steps = 0;
+      hy_test_steps(m, d, 1);
+      hy_data_free(d);
+      hy_model_free(m);
+    }
+  }
+}
+END_TEST
+
 // A value that is not finite is reported as such, never as a Newton iteration that did not
 // converge with a residual of 0: in the state a step starts from, and in the iteration.
 START_TEST(nonfinite_values_are_named) {
@@ -251,6 +304,7 @@ Suite* integ_trap_suite(void) {
   tcase_add_test(tc, failed_step_is_cut);
   tcase_add_test(tc, error_control_converges);
   tcase_add_test(tc, newton_tolerance_follows_error_tolerance);
+  tcase_add_test(tc, failed_step_leaves_the_whole_state);
   tcase_add_test(tc, nonfinite_values_are_named);
   suite_add_tcase(s, tc);
   return s;

@@ -67,6 +67,55 @@ START_TEST(steps_land_on_t_end) {
 }
 END_TEST
 
+// Records every step's time, and the smallest step between two records.
+typedef struct {
+  long n;
+  double last, min_step, worst_off;  // worst_off: largest |t_k - k dt| over the whole steps
+  double dt;
+  long nfull;
+} grid;
+
+static hy_status on_grid(void* user, const hy_model* m, const hy_data* d) {
+  (void)m;
+  grid* g = user;
+  if (g->n > 0) g->min_step = fmin(g->min_step, d->time - g->last);
+  if (g->n <= g->nfull) g->worst_off = fmax(g->worst_off, fabs(d->time - (double)g->n * g->dt));
+  g->last = d->time;
+  g->n++;
+  return HY_OK;
+}
+
+// The times of the steps are k dt, not a running sum: 23000 steps of 1 us are recorded at
+// exactly k dt (the sum is off by 3.5e-16 s at the end), and a t_end 2e-15 s past the last
+// whole step ends with one step of that rest, forward, on t_end. hy_step alone stays on the
+// grid too: 1100 steps of 1 ms end at 1100 dt, where a breakpoint of a signal takes effect.
+START_TEST(step_times_stay_on_the_grid) {
+  hy_model* m = hy_test_load("double-pendulum");
+  m->opt.integrator = HY_INTEG_RK4;
+  m->opt.dt = 1e-6;
+  m->opt.t_end = 0.023000000000001998;
+  hy_data* d = hy_test_make(m);
+  grid g = {.min_step = INFINITY, .dt = m->opt.dt, .nfull = 23000};
+  hy_run_options o = hy_run_options_default();
+  o.record = on_grid;
+  o.record_user = &g;
+  hy_run_summary s;
+  ck_assert_int_eq(hy_run(m, d, &o, &s), HY_OK);
+  ck_assert_int_eq(s.steps, 23001);
+  ck_assert_double_eq(g.worst_off, 0);
+  ck_assert_double_eq(d->time, m->opt.t_end);
+  ck_assert_msg(g.min_step > 0, "a step went back in time by %.3g s", g.min_step);
+  hy_data_free(d);
+  m->opt.dt = 1e-3;
+  m->opt.t_end = 10;
+  d = hy_test_make(m);
+  hy_test_steps(m, d, 1100);
+  ck_assert_double_eq(d->time, 1100 * m->opt.dt);
+  hy_data_free(d);
+  hy_model_free(m);
+}
+END_TEST
+
 // A step longer than the run, or a bad step or end time, is refused before anything runs.
 START_TEST(bad_settings_are_refused) {
   hy_model* m = hy_test_load("double-pendulum");
@@ -179,9 +228,9 @@ START_TEST(memory_limit_refuses_before_allocating) {
   ck_assert_int_eq(st, HY_ERR_NOMEM);
   ck_assert_ptr_null(d);
   ck_assert_int_eq(nalloc, 0);
-  ck_assert_msg(strstr(err.msg, "would need") && strstr(err.msg, "kB") &&
-                    strstr(err.msg, "max_memory"),
-                "%s", err.msg);
+  ck_assert_msg(
+      strstr(err.msg, "would need") && strstr(err.msg, "kB") && strstr(err.msg, "max_memory"), "%s",
+      err.msg);
   // the same model within its limit
   m->opt.max_memory = 1e9;
   ck_assert_int_eq(hy_data_make(m, &d, &err), HY_OK);
@@ -196,6 +245,7 @@ Suite* sim_run_suite(void) {
   TCase* tc = tcase_create("run");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, steps_land_on_t_end);
+  tcase_add_test(tc, step_times_stay_on_the_grid);
   tcase_add_test(tc, bad_settings_are_refused);
   tcase_add_test(tc, stop_flag_and_progress_stop_the_run);
   tcase_add_test(tc, summary_equals_hand_figures);

@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "fixture.h"
+#include "form/form_common.h"
 #include "hydyn/hydyn.h"
+#include "integ/integ.h"
 
 // The outputs a recorder writes besides the state, for the comparison of two data.
 static void outputs(const hy_model* m, const hy_data* d, double* out, int* n) {
@@ -183,6 +185,26 @@ START_TEST(bad_states_are_refused) {
       HY_ERR_ARG);
   ck_assert_int_eq(hy_state_get(m, d, HY_STATE_FULL, after), HY_OK);
   assert_same_bits(good, after, n, "after another formulation's history");
+  // step sizes and counts out of range (the layout of sim_state.c: hist_get): a previous step
+  // of 0 (it divides the pressure predictor) or below, and a multiplier history longer than
+  // the three steps kept or not whole
+  const int hist = n - hy_state_size(m, d, HY_STATE_HIST);
+  const int integ = hist + 2 + m->sizes.nz + m->sizes.nvol + m->sizes.neq + 4 + 4;
+  const int form = integ + hy_integ_hist_size(m) + hy_form_partition_hist_size(m);
+  const struct {
+    int at;
+    double value;
+  } wrong[] = {{integ + m->sizes.nvol, 0},       {integ + m->sizes.nvol, -1e-3},
+               {integ + m->sizes.nvol + 1, -1},  {form + 3 * m->sizes.neq, 4},
+               {form + 3 * m->sizes.neq, 1e300}, {form + 3 * m->sizes.neq + 2, 0.5}};
+  for (size_t k = 0; k < sizeof wrong / sizeof wrong[0]; k++) {
+    memcpy(bad, good, sizeof(double) * (size_t)n);
+    ck_assert_msg(bad[wrong[k].at] != wrong[k].value, "case %zu changes nothing", k);
+    bad[wrong[k].at] = wrong[k].value;
+    ck_assert_int_eq(hy_state_set(m, d, HY_STATE_FULL, bad), HY_ERR_ARG);
+    ck_assert_int_eq(hy_state_get(m, d, HY_STATE_FULL, after), HY_OK);
+    assert_same_bits(good, after, n, "after a history out of range");
+  }
   hy_data_free(e);
   free(other);
   free(good);
