@@ -133,9 +133,8 @@ void hy_integ_restart(hy_integ* in, const hy_model* m);
 // which, when its Newton iteration fails, is retried as steps of half the size (down to
 // dt / 2^opt.max_cuts) unless opt.strict_steps, or, with opt.error_control, as many steps as
 // the estimate of their local error asks for. Integrates the work of the loads and cylinders
-// over the step, which ends at t_end (t + dt up to rounding: the caller keeps the times on its
-// grid). On failure the state is back at its start, bit for bit, and d->err says why.
-hy_status hy_integ_advance(hy_integ* in, hy_form* f, double dt, double t_end);
+// over the step. On failure the state is back at its start, bit for bit, and d->err says why.
+hy_status hy_integ_advance(hy_integ* in, hy_form* f, double dt);
 
 // What the integrator carries from step to step (hy_state_*).
 int hy_integ_hist_size(const hy_model* m);

@@ -164,7 +164,7 @@ static hy_status ode_rhs(void* ctx, double t, const double* x, double* xdot) {
   return HY_OK;
 }
 
-static hy_status explicit_step(hy_integ* in, hy_form* f, double dt, double t_end) {
+static hy_status explicit_step(hy_integ* in, hy_form* f, double dt) {
   const hy_model* m = f->m;
   hy_data* d = f->d;
   const double t0 = d->time;
@@ -179,13 +179,14 @@ static hy_status explicit_step(hy_integ* in, hy_form* f, double dt, double t_end
                                         dt, in->ex_x, in->ex_xdot, ode_rhs, f, in->ex_work);
   if (st == HY_OK) {
     scatter(m, d, in->ex_x);
-    d->time = t_end;
+    d->time = t0 + dt;
     st = hy_form_forward(f);
   }
   if (st != HY_OK) {
     // back to the start of the step, outputs included, keeping the first error's detail
     if (d->err.code != st) {
-      HY_FAIL(&d->err, st, "%s after the step t = %.9g -> %.9g s", hy_status_str(st), t0, t_end);
+      HY_FAIL(&d->err, st, "%s after the step t = %.9g -> %.9g s", hy_status_str(st), t0,
+              t0 + dt);
     }
     const hy_error keep = d->err;
     scatter(m, d, in->ex_x0);
@@ -256,10 +257,10 @@ static double piece(double h, double rest, int* last) {
 
 // Fixed steps: dt at once, and when that fails, the interval in steps of dt/2, dt/4, ... (each
 // later failure halves the step again for the rest of the interval).
-static hy_status trapezoidal_fixed(hy_integ* in, hy_form* f, double dt, double t_end) {
+static hy_status trapezoidal_fixed(hy_integ* in, hy_form* f, double dt) {
   const hy_model* m = f->m;
   hy_data* d = f->d;
-  const double t0 = d->time;
+  const double t0 = d->time, t_end = t0 + dt;
   hy_status st = hy_trap_step(in, f, dt, t_end, NULL);
   if (st == HY_OK) {
     integrate_work(d, &in->trap.power_k, &f->power, dt);
@@ -304,11 +305,11 @@ static hy_status trapezoidal_fixed(hy_integ* in, hy_form* f, double dt, double t
 // Steps sized by their local error (hy_trap_step's estimate, a fraction of the tolerance): a
 // step over the tolerance is repeated smaller, and the next one grows or shrinks with the
 // estimate. The local error of the trapezoidal rule scales with h^3.
-static hy_status trapezoidal_controlled(hy_integ* in, hy_form* f, double dt, double t_end) {
+static hy_status trapezoidal_controlled(hy_integ* in, hy_form* f, double dt) {
   const hy_model* m = f->m;
   hy_data* d = f->d;
   hy_trap* tr = &in->trap;
-  const double t0 = d->time;
+  const double t0 = d->time, t_end = t0 + dt;
   const double h_min = ldexp(dt, -m->opt.max_cuts);
   in->checkpoint.save(in->checkpoint.ctx);
   double t = t0;
@@ -362,9 +363,9 @@ static hy_status trapezoidal_controlled(hy_integ* in, hy_form* f, double dt, dou
   }
 }
 
-hy_status hy_integ_advance(hy_integ* in, hy_form* f, double dt, double t_end) {
+hy_status hy_integ_advance(hy_integ* in, hy_form* f, double dt) {
   f->d->stats.niter_last = 0;
-  if (in->kind != HY_INTEG_TRAPEZOIDAL) return explicit_step(in, f, dt, t_end);
-  if (f->m->opt.error_control != HY_ERRCTL_NONE) return trapezoidal_controlled(in, f, dt, t_end);
-  return trapezoidal_fixed(in, f, dt, t_end);
+  if (in->kind != HY_INTEG_TRAPEZOIDAL) return explicit_step(in, f, dt);
+  if (f->m->opt.error_control != HY_ERRCTL_NONE) return trapezoidal_controlled(in, f, dt);
+  return trapezoidal_fixed(in, f, dt);
 }

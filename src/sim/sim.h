@@ -20,9 +20,8 @@ typedef struct hy_work {
   unsigned char* mem;   // the one allocation behind the arrays
 } hy_work;
 
-// One step of size h that ends at t_end (t + h up to rounding: the caller's grid time). hy_step
-// takes h = m->opt.dt; hy_run's last step may be shorter.
-hy_status hy_sim_step(const hy_model* m, hy_data* d, double h, double t_end);
+// One step of size h (hy_step with h = m->opt.dt; hy_run's last step may be shorter).
+hy_status hy_sim_step(const hy_model* m, hy_data* d, double h);
 // Doubles of the whole state (HY_STATE_FULL) of a data of m stepped by ops.
 int hy_state_size_of(const hy_model* m, const hy_form_ops* ops);
 // The data's form, bound to m and d for a call.
