@@ -113,6 +113,36 @@ hy_data* hy_test_make(const hy_model* m) {
   return d;
 }
 
+static long hook_live, hook_calls, hook_fail_at;
+
+static void* hook_alloc(size_t size, void* user) {
+  (void)user;
+  hook_calls++;
+  if (hook_fail_at > 0 && hook_calls == hook_fail_at) return NULL;
+  void* p = malloc(size);
+  if (p) hook_live++;
+  return p;
+}
+
+static void hook_free(void* ptr, void* user) {
+  (void)user;
+  if (ptr) hook_live--;
+  free(ptr);
+}
+
+void hy_test_hook_begin(long fail_at) {
+  hook_live = 0;
+  hook_calls = 0;
+  hook_fail_at = fail_at;
+  hy_set_allocator(hook_alloc, hook_free, NULL);
+}
+
+void hy_test_hook_end(void) { hy_set_allocator(NULL, NULL, NULL); }
+
+long hy_test_hook_live(void) { return hook_live; }
+
+long hy_test_hook_calls(void) { return hook_calls; }
+
 void hy_test_steps(const hy_model* m, hy_data* d, long n) {
   for (long i = 0; i < n; i++) {
     ck_assert_msg(hy_step(m, d) == HY_OK, "step %ld of %ld at t = %.9g s: %s", i + 1, n, d->time,

@@ -30,6 +30,13 @@ hy_data* hy_test_make(const hy_model* m);
 // n calls of hy_step; a failing one fails the test with its time and message.
 void hy_test_steps(const hy_model* m, hy_data* d, long n);
 
+// The library's allocator (hy_set_allocator) replaced by one that counts its blocks and fails
+// the fail_at-th allocation (1-based; 0: none); hy_test_hook_end puts the default back.
+void hy_test_hook_begin(long fail_at);
+void hy_test_hook_end(void);
+long hy_test_hook_live(void);   // blocks allocated through the hook and not yet freed
+long hy_test_hook_calls(void);  // allocation calls since hy_test_hook_begin
+
 // |a - b| / max(|a|, |b|, floor): a relative error that stays meaningful near zero.
 double hy_test_relerr(double a, double b, double floor);
 

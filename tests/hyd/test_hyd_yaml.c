@@ -157,34 +157,16 @@ END_TEST
 
 // Fail the 1st, 2nd, ... allocation of the load in turn: each ends in HY_ERR_NOMEM with
 // nothing left allocated (the hydraulic definitions grow the spec's arrays too).
-static long g_live, g_calls, g_fail_at;
-
-static void* counting_alloc(size_t size, void* user) {
-  (void)user;
-  if (++g_calls == g_fail_at) return NULL;
-  void* p = malloc(size);
-  if (p) g_live++;
-  return p;
-}
-
-static void counting_free(void* ptr, void* user) {
-  (void)user;
-  if (ptr) g_live--;
-  free(ptr);
-}
-
 START_TEST(test_good_alloc_failures) {
   for (long k = 1;; k++) {
-    g_live = g_calls = 0;
-    g_fail_at = k;
-    hy_set_allocator(counting_alloc, counting_free, NULL);
+    hy_test_hook_begin(k);
     hy_model* m = NULL;
     hy_error err;
     hy_status st = hy_model_load(DATA "hyd_good.yaml", &m, &err);
-    const long calls = g_calls;
+    const long calls = hy_test_hook_calls();
     if (st == HY_OK) hy_model_free(m);
-    const long live = g_live;
-    hy_set_allocator(NULL, NULL, NULL);
+    const long live = hy_test_hook_live();
+    hy_test_hook_end();
     ck_assert_msg(live == 0, "failing allocation %ld: %ld blocks leaked", k, live);
     if (calls < k) {
       ck_assert_int_eq(st, HY_OK);

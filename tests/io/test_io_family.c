@@ -451,51 +451,29 @@ END_TEST
 
 //----- allocation failures -------------------------------------------------------------------
 
-static long g_live;     // blocks allocated through the hook and not yet freed
-static long g_calls;    // allocation calls since install_counter
-static long g_fail_at;  // 1-based call that returns NULL (0 = none)
-
-static void* counting_alloc(size_t size, void* user) {
-  (void)user;
-  g_calls++;
-  if (g_fail_at > 0 && g_calls == g_fail_at) return NULL;
-  void* p = malloc(size);
-  if (p) g_live++;
-  return p;
-}
-
-static void counting_free(void* ptr, void* user) {
-  (void)user;
-  if (ptr) g_live--;
-  free(ptr);
-}
-
 // Failing each allocation in turn gives HY_ERR_NOMEM, *out NULL and no block left behind.
 START_TEST(test_out_of_memory) {
   const char* names[] = {"loop-5", "hdca-case3"};
   for (int i = 0; i < 2; i++) {
     long fail_at = 1;
     for (;; fail_at++) {
-      g_live = 0;
-      g_calls = 0;
-      g_fail_at = fail_at;
-      hy_set_allocator(counting_alloc, counting_free, NULL);
+      hy_test_hook_begin(fail_at);
       hy_model* m = NULL;
       hy_error err;
       memset(&err, 0, sizeof err);
       hy_status st = hy_model_family(names[i], &m, &err);
       if (st == HY_OK) {
         hy_model_free(m);
-        hy_set_allocator(NULL, NULL, NULL);
-        ck_assert_int_eq(g_live, 0);
+        hy_test_hook_end();
+        ck_assert_int_eq(hy_test_hook_live(), 0);
         break;
       }
-      hy_set_allocator(NULL, NULL, NULL);
+      hy_test_hook_end();
       ck_assert_msg(st == HY_ERR_NOMEM, "%s, allocation %ld failing: status %d (%s)", names[i],
                     fail_at, st, err.msg);
       ck_assert_ptr_null(m);
-      ck_assert_msg(g_live == 0, "%s, allocation %ld failing: %ld blocks left", names[i], fail_at,
-                    g_live);
+      ck_assert_msg(hy_test_hook_live() == 0, "%s, allocation %ld failing: %ld blocks left", names[i], fail_at,
+                    hy_test_hook_live());
     }
     ck_assert_int_gt(fail_at, 3);  // several allocations were exercised
   }

@@ -14,35 +14,6 @@
 
 static const double kPi = 3.14159265358979323846;
 
-//----- allocation hook: outstanding blocks, optional failure of the n-th allocation ----------
-
-static long g_live;     // blocks allocated through the hook and not yet freed
-static long g_calls;    // allocation calls since install_counter
-static long g_fail_at;  // 1-based call that returns NULL (0 = none)
-
-static void* counting_alloc(size_t size, void* user) {
-  (void)user;
-  g_calls++;
-  if (g_fail_at > 0 && g_calls == g_fail_at) return NULL;
-  void* p = malloc(size);
-  if (p) g_live++;
-  return p;
-}
-
-static void counting_free(void* ptr, void* user) {
-  (void)user;
-  g_live--;
-  free(ptr);
-}
-
-static void install_counter(long fail_at) {
-  g_live = 0;
-  g_calls = 0;
-  g_fail_at = fail_at;
-  hy_set_allocator(counting_alloc, counting_free, NULL);
-}
-
-static void remove_counter(void) { hy_set_allocator(NULL, NULL, NULL); }
 
 //----- helpers -------------------------------------------------------------------------------
 
@@ -459,10 +430,10 @@ START_TEST(test_bad_file) {
   hy_model* m = (hy_model*)&m;  // must be reset to NULL on failure
   hy_error err;
   memset(&err, 0, sizeof err);
-  install_counter(0);
+  hy_test_hook_begin(0);
   hy_status st = hy_model_load(path, &m, &err);
-  long live = g_live;
-  remove_counter();
+  long live = hy_test_hook_live();
+  hy_test_hook_end();
   char buf[1024];
   hy_error_format(&err, buf, sizeof buf);
   ck_assert_msg(st == c->status, "%s: status %d (%s), expected %d", c->file, st, buf, c->status);
@@ -573,11 +544,11 @@ static const char* const kGood[] = {DATA "io_good.yaml", DATA "io_loops.yaml"};
 static const int kNumGood = (int)(sizeof kGood / sizeof kGood[0]);
 
 START_TEST(test_good_load_frees_everything) {
-  install_counter(0);
+  hy_test_hook_begin(0);
   hy_model* m = load_ok(kGood[_i]);
   hy_model_free(m);
-  long live = g_live;
-  remove_counter();
+  long live = hy_test_hook_live();
+  hy_test_hook_end();
   ck_assert_int_eq(live, 0);
 }
 END_TEST
@@ -586,15 +557,15 @@ START_TEST(test_alloc_failure_each_call) {
   // Fail the 1st, 2nd, ... allocation of a full load in turn: each must end in HY_ERR_NOMEM
   // with nothing left allocated, until the load needs no more allocations than allowed.
   for (long k = 1;; k++) {
-    install_counter(k);
+    hy_test_hook_begin(k);
     hy_model* m = NULL;
     hy_error err;
     memset(&err, 0, sizeof err);
     hy_status st = hy_model_load(kGood[_i], &m, &err);
-    long calls = g_calls;
+    long calls = hy_test_hook_calls();
     if (st == HY_OK) hy_model_free(m);
-    long live = g_live;
-    remove_counter();
+    long live = hy_test_hook_live();
+    hy_test_hook_end();
     ck_assert_msg(live == 0, "failing allocation %ld: %ld blocks leaked", k, live);
     if (calls < k) {
       ck_assert_int_eq(st, HY_OK);  // the k-th allocation never happened
@@ -617,7 +588,7 @@ START_TEST(test_truncated_everywhere) {
   fclose(f);
   ck_assert_int_gt(size, 100);
   for (size_t n = 0; n <= size; n++) {
-    install_counter(0);
+    hy_test_hook_begin(0);
     hy_model* m = NULL;
     hy_error err;
     memset(&err, 0, sizeof err);
@@ -630,8 +601,8 @@ START_TEST(test_truncated_everywhere) {
       ck_assert_ptr_null(m);
       ck_assert_msg(err.msg[0] != 0, "prefix %zu: empty message", n);
     }
-    long live = g_live;
-    remove_counter();
+    long live = hy_test_hook_live();
+    hy_test_hook_end();
     ck_assert_msg(live == 0, "prefix %zu: %ld blocks leaked", n, live);
   }
 }
@@ -659,15 +630,15 @@ START_TEST(test_hostile_inputs) {
       "bodies:\n  - name: a\n    mass: 1\n    com: [1, \xc3\x28, 0]\n",
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    install_counter(0);
+    hy_test_hook_begin(0);
     hy_model* m = NULL;
     hy_error err;
     memset(&err, 0, sizeof err);
     // the UTF-16 case holds a NUL byte, so its length is given explicitly
     size_t len = strncmp(cases[i], "\xff\xfe", 2) == 0 ? 11 : strlen(cases[i]);
     hy_status st = hy_model_load_string(cases[i], len, "hostile.yaml", &m, &err);
-    long live = g_live;
-    remove_counter();
+    long live = hy_test_hook_live();
+    hy_test_hook_end();
     ck_assert_msg(st < 0, "case %zu loaded", i);
     ck_assert_ptr_null(m);
     ck_assert_msg(err.msg[0] != 0 && err.src_line > 0, "case %zu: %s at %d", i, err.msg,
