@@ -143,6 +143,13 @@ long hy_test_hook_live(void) { return hook_live; }
 
 long hy_test_hook_calls(void) { return hook_calls; }
 
+void hy_test_same_bits(const double* a, const double* b, int n, const char* what) {
+  for (int i = 0; i < n; i++) {
+    ck_assert_msg(memcmp(&a[i], &b[i], sizeof a[i]) == 0,
+                  "%s: entry %d of %d differs: %.17g, then %.17g", what, i, n, a[i], b[i]);
+  }
+}
+
 void hy_test_steps(const hy_model* m, hy_data* d, long n) {
   for (long i = 0; i < n; i++) {
     ck_assert_msg(hy_step(m, d) == HY_OK, "step %ld of %ld at t = %.9g s: %s", i + 1, n, d->time,

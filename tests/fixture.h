@@ -37,6 +37,9 @@ void hy_test_hook_end(void);
 long hy_test_hook_live(void);   // blocks allocated through the hook and not yet freed
 long hy_test_hook_calls(void);  // allocation calls since hy_test_hook_begin
 
+// Fails the test unless a and b (n doubles) hold the same bits; `what` names them.
+void hy_test_same_bits(const double* a, const double* b, int n, const char* what);
+
 // |a - b| / max(|a|, |b|, floor): a relative error that stays meaningful near zero.
 double hy_test_relerr(double a, double b, double floor);
 

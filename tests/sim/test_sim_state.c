@@ -29,14 +29,6 @@ static void outputs(const hy_model* m, const hy_data* d, double* out, int* n) {
   *n = k;
 }
 
-// Compares two double arrays bit for bit.
-static void assert_same_bits(const double* a, const double* b, int n, const char* what) {
-  for (int i = 0; i < n; i++) {
-    ck_assert_msg(memcmp(&a[i], &b[i], sizeof a[i]) == 0, "%s: entry %d differs: %.17g vs %.17g",
-                  what, i, a[i], b[i]);
-  }
-}
-
 // 5 s stepped (and 3 steps, so that the histories that count steps are not at a round count),
 // the state saved, stepped to 10 s; restored, stepped to 10 s again: the same bits, state and
 // outputs. Four-bar A's work cycle under both closed-loop
@@ -73,16 +65,16 @@ START_TEST(restore_and_step_on_is_bit_identical) {
     hy_test_steps(m, d, total - half);
     ck_assert_int_eq(hy_state_get(m, d, HY_STATE_FULL, again), HY_OK);
     outputs(m, d, out2, &no2);
-    assert_same_bits(first, again, n, cases[c].model);
-    assert_same_bits(out1, out2, no1, "outputs");
+    hy_test_same_bits(first, again, n, cases[c].model);
+    hy_test_same_bits(out1, out2, no1, "outputs");
     // in another data of the same model
     hy_data* e = hy_test_make(m);
     ck_assert_int_eq(hy_state_set(m, e, HY_STATE_FULL, saved), HY_OK);
     hy_test_steps(m, e, total - half);
     ck_assert_int_eq(hy_state_get(m, e, HY_STATE_FULL, again), HY_OK);
     outputs(m, e, out2, &no2);
-    assert_same_bits(first, again, n, "another data");
-    assert_same_bits(out1, out2, no1, "another data's outputs");
+    hy_test_same_bits(first, again, n, "another data");
+    hy_test_same_bits(out1, out2, no1, "another data's outputs");
     // the moving parts really moved between the two halves (the test compares something)
     ck_assert(fabs(first[1] - saved[1]) > 1e-3);
     hy_data_free(e);
@@ -172,7 +164,7 @@ START_TEST(bad_states_are_refused) {
   ck_assert_int_eq(hy_state_set(m, d, HY_STATE_FULL, bad), HY_ERR_NAN);
   ck_assert_ptr_nonnull(strstr(d->err.msg, "not finite"));
   ck_assert_int_eq(hy_state_get(m, d, HY_STATE_FULL, after), HY_OK);
-  assert_same_bits(good, after, n, "after a NaN");
+  hy_test_same_bits(good, after, n, "after a NaN");
   // a history saved from the double-step formulation
   m->opt.formulation = HY_FORM_DOUBLE_STEP;
   hy_data* e = hy_test_make(m);
@@ -184,7 +176,7 @@ START_TEST(bad_states_are_refused) {
       hy_state_set(m, d, HY_STATE_HIST, other + (ne - hy_state_size(m, e, HY_STATE_HIST))),
       HY_ERR_ARG);
   ck_assert_int_eq(hy_state_get(m, d, HY_STATE_FULL, after), HY_OK);
-  assert_same_bits(good, after, n, "after another formulation's history");
+  hy_test_same_bits(good, after, n, "after another formulation's history");
   // step sizes and counts out of range (the layout of sim_state.c: hist_get): a previous step
   // of 0 (it divides the pressure predictor) or below, and a multiplier history longer than
   // the three steps kept or not whole
@@ -203,7 +195,7 @@ START_TEST(bad_states_are_refused) {
     bad[wrong[k].at] = wrong[k].value;
     ck_assert_int_eq(hy_state_set(m, d, HY_STATE_FULL, bad), HY_ERR_ARG);
     ck_assert_int_eq(hy_state_get(m, d, HY_STATE_FULL, after), HY_OK);
-    assert_same_bits(good, after, n, "after a history out of range");
+    hy_test_same_bits(good, after, n, "after a history out of range");
   }
   hy_data_free(e);
   free(other);
