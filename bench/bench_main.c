@@ -3,7 +3,8 @@
 // joints or hydraulics, which the tree formulation cannot run, with penalty and with double-step
 // (both trapezoidal-Newton; the hydraulic work cycles four-bar-a, quick-return, four-bar-b and
 // crane for their full 10 s at dt = 1 ms). Prints a table, then hydyn's time for the work cycle
-// of four-bar A against the MATLAB times of seed 000, and writes
+// of four-bar A against the MATLAB times of seed 000, the friction laws' four-bar B cycles
+// against the frictionless one (seed 002 Sect. 6.4), and writes
 // bench/results/<hostname>/explicit.csv (the name predates the closed-loop rows; kept so that
 // older results stay the baseline); when that file already exists, its time per step is the
 // baseline the new run is compared with (the "vs base" column) before it is replaced.
@@ -309,6 +310,74 @@ static void print_seed_comparison(const bench_row* rows, int nrow) {
   }
 }
 
+//----- seal friction (seed 002 Sect. 6.4) -------------------------------------------------------
+
+// The friction laws' four-bar B cycles against the frictionless one, with the goals of the
+// friction issue: time ratios and mean Newton iterations.
+typedef struct friction_goal {
+  const char* law;
+  double max_ratio;  // largest time of the cycle over the frictionless one, 0 = no goal
+  double max_iter;   // largest mean Newton iterations, 0 = no goal
+} friction_goal;
+
+static const friction_goal friction_goals[] = {
+    {"coulomb", 0, 0},          {"bengisu-akay", 0, 0},      {"brown-mcphee", 1.2, 0},
+    {"lugre", 1.6, 2.0},        {"lugre-film", 1.8, 2.0},
+};
+enum { NFRICTION = (int)(sizeof friction_goals / sizeof friction_goals[0]) };
+
+static void print_friction_comparison(const bench_row* rows, int nrow) {
+  for (int f = HY_FORM_PENALTY; f <= HY_FORM_DOUBLE_STEP; f++) {
+    const bench_row* base = find_row(rows, nrow, "four-bar-b", (hy_formulation)f);
+    if (!base || !isnan(base->fail_t)) continue;
+    int header = 0;
+    const char* cheapest = NULL;
+    const char* dearest = NULL;
+    double t_min = INFINITY, t_max = 0;
+    for (int k = 0; k < NFRICTION; k++) {
+      char name[HY_NAME_MAX];
+      snprintf(name, sizeof name, "four-bar-b-%s", friction_goals[k].law);
+      const bench_row* r = find_row(rows, nrow, name, (hy_formulation)f);
+      if (!r) continue;
+      if (!header) {
+        printf("\nseal friction, four-bar B 10 s cycle, %s (frictionless: %.2f ms, iter %.2f/%d)\n",
+               hy_formulation_name((hy_formulation)f), 1e3 * base->wall_med, base->iter_mean,
+               base->iter_max);
+        printf("%-13s %10s %8s %9s %s\n", "law", "wall (ms)", "ratio", "iter", "goal");
+        header = 1;
+      }
+      if (!isnan(r->fail_t)) {
+        printf("%-13s FAILED at t = %g s\n", friction_goals[k].law, r->fail_t);
+        continue;
+      }
+      const double ratio = r->wall_med / base->wall_med;
+      char it[32], goal[96] = "-";
+      snprintf(it, sizeof it, "%.2f/%d", r->iter_mean, r->iter_max);
+      const friction_goal* g = &friction_goals[k];
+      if (g->max_ratio > 0) {
+        const int met = ratio <= g->max_ratio && (g->max_iter == 0 || r->iter_mean <= g->max_iter);
+        if (g->max_iter > 0) {
+          snprintf(goal, sizeof goal, "ratio <= %.1f, iter <= %.0f: %s", g->max_ratio, g->max_iter,
+                   met ? "met" : "not met");
+        } else {
+          snprintf(goal, sizeof goal, "ratio <= %.1f: %s", g->max_ratio, met ? "met" : "not met");
+        }
+      }
+      printf("%-13s %10.2f %8.2f %9s %s\n", g->law, 1e3 * r->wall_med, ratio, it, goal);
+      if (k >= 1) {  // the seed's four laws (coulomb is hydyn's baseline)
+        if (r->wall_med < t_min) t_min = r->wall_med, cheapest = g->law;
+        if (r->wall_med > t_max) t_max = r->wall_med, dearest = g->law;
+      }
+    }
+    if (cheapest && dearest) {
+      const int holds = strcmp(cheapest, "brown-mcphee") == 0 && strcmp(dearest, "lugre-film") == 0;
+      printf("seed 002's ordering (brown-mcphee cheapest, lugre-film dearest): %s (cheapest %s, "
+             "dearest %s)\n",
+             holds ? "holds" : "does not hold", cheapest, dearest);
+    }
+  }
+}
+
 //----- main ------------------------------------------------------------------------------------
 
 static void usage(FILE* fp) {
@@ -321,7 +390,8 @@ static void usage(FILE* fp) {
       "time per step, real-time factor, Newton iterations, constraint violation and energy drift\n"
       "(in % of the released potential energy, or of the maximum actuator work for models with\n"
       "cylinders), then the speed-up of four-bar-a's 10 s work cycle over the MATLAB times of\n"
-      "seed 000. Writes DIR/explicit.csv (default DIR: bench/results/<hostname> in the source\n"
+      "seed 000, and the seal friction laws' four-bar B cycles against the frictionless one\n"
+      "(time ratio and Newton iterations, the goals of docs/friction.md). Writes DIR/explicit.csv (default DIR: bench/results/<hostname> in the source\n"
       "tree), comparing with the file it replaces.\n",
       fp);
 }
@@ -457,6 +527,7 @@ int main(int argc, char** argv) {
     putchar('\n');
   }
   print_seed_comparison(rows, nrow);
+  print_friction_comparison(rows, nrow);
   if (write) {
     if (write_results(path, rows, nrow)) return 1;
     printf("\nwrote %s\n", path);

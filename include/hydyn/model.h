@@ -234,6 +234,30 @@ typedef struct hy_valve_def {
   hy_srcpos pos;
 } hy_valve_def;
 
+// Seal friction of a cylinder (docs/friction.md: each law's equations and which parameters it
+// reads). F_c may grow with the chamber pressures: F_c + pressure_coefficient (p_a A_a + p_b A_b).
+typedef struct hy_friction_def {
+  hy_friction_law law;         // HY_FRICTION_NONE (default): no friction
+  double coulomb;              // F_c, Coulomb force (N), >= 0
+  double stiction;             // F_s, static (break-away) force (N), >= 0
+  double stribeck_velocity;    // v_s (m/s), > 0
+  double viscous;              // sigma2, viscous coefficient (N s/m), >= 0
+  double tanh_velocity;        // coulomb: v_t of tanh(v / v_t) (m/s), > 0
+  double decay;                // bengisu-akay: xi, decay of the Stribeck term above v_s (s/m), >= 0
+  int viscous_tanh4;           // brown-mcphee: 1 = seed 002 Eq. 24 (sigma2 v tanh 4), 0 = seed
+                               // 003 Eq. 8 (sigma2 v)
+  double stiffness;            // lugre: sigma0, bristle stiffness (N/m), > 0
+  double damping;              // lugre: sigma1, bristle damping (N s/m), >= 0
+  double damping_velocity;     // lugre: v_d of sigma1 exp(-(v/v_d)^2) (m/s), 0 = constant sigma1
+  double exponent;             // lugre: n of the Stribeck curve, > 0
+  double tau_accel;            // film: tau_hp, acceleration time constant (s), > 0
+  double tau_decel;            // film: tau_hn, deceleration time constant (s), > 0
+  double tau_dwell;            // film: tau_h0, dwell time constant (s), > 0
+  double film_velocity;        // film: v_b, velocity of the thickest film (m/s), > 0
+  double smoothing;            // film: width of the smoothed |v| in Eqs. 31-32 (m/s), > 0
+  double pressure_coefficient; // f_p, added Coulomb force per N of p_a A_a + p_b A_b (-), >= 0
+} hy_friction_def;
+
 // A double-acting cylinder between marker_a (body end) and marker_b (rod end); it compiles into
 // a force element of the same name. Chamber a (piston side) is empty at the actuator length
 // |s| = dead_length and grows with |s|; chamber b (rod side) has length stroke - len_a.
@@ -253,6 +277,7 @@ typedef struct hy_cylinder_def {
   double damper_c;              // end damper damping c_d (N s/m), >= 0
   double damper_length;         // end damper length l_d (m), >= 0, 0 = no dampers
   hy_cyl_init init;             // how the initial pressures are found
+  hy_friction_def friction;     // seal friction (law none by default)
   hy_srcpos pos;
 } hy_cylinder_def;
 
@@ -275,6 +300,19 @@ HY_API hy_valve_def hy_valve_def_default(void);
 HY_API hy_check_valve_def hy_check_valve_def_default(void);
 HY_API hy_relief_valve_def hy_relief_valve_def_default(void);
 HY_API hy_cylinder_def hy_cylinder_def_default(void);
+// Friction defaults (docs/friction.md): law none, viscous_tanh4 = 1, exponent = 2,
+// smoothing = 1e-5 m/s, every other number 0 (the forces and velocities must be set).
+HY_API hy_friction_def hy_friction_def_default(void);
+// The model checker's rules for one friction law and its parameters (what hy_model_check applies
+// to every cylinder's), for a law given outside a model: HY_ERR_MODEL with the reason in err
+// (nullable), no file position.
+HY_API hy_status hy_friction_check(const hy_friction_def* f, hy_error* err);
+// Internal states of a friction law: 0 (static laws), 1 (LuGre: q), 2 (film: q, h).
+HY_API int hy_friction_nstates(hy_friction_law law);
+// Name and unit of state k of a law: "q" (bristle deflection, "m"), "h" (film thickness, "-");
+// "" beyond its states.
+HY_API const char* hy_friction_state_name(hy_friction_law law, int k);
+HY_API const char* hy_friction_state_unit(hy_friction_law law, int k);
 
 // The editable model. Definitions are copied in; names are resolved by hy_model_compile.
 typedef struct hy_spec hy_spec;
@@ -321,6 +359,7 @@ typedef struct hy_sizes {
   int nvlv;     // 4/3 directional valves (spool states)
   int npvl;     // pressure valves: check and relief valves
   int ncyl;     // hydraulic cylinders (each also a force element)
+  int nfric;    // friction states of all cylinders (LuGre: q; with film: q, h)
 } hy_sizes;
 
 // jnt_shape bits: the reference rotation is the identity, and which coordinate axis (if any)
@@ -365,6 +404,7 @@ typedef enum hy_option_key {
   HY_OPT_ERROR_TOL_POS = 15,   // error_tol_position
   HY_OPT_ERROR_TOL_P = 16,     // error_tol_pressure
   HY_OPT_MAX_MEMORY = 17,      // max_memory
+  HY_OPT_TOL_FRIC = 18,        // tol_friction
   HY_OPT_COUNT                 // number of keys (not one)
 } hy_option_key;
 
@@ -486,6 +526,8 @@ typedef enum hy_option_key {
   X(double, cyl_cd, sz.ncyl)                   /* end damper damping (N s/m) */         \
   X(double, cyl_ld, sz.ncyl)                   /* end damper length (m), 0 = none */    \
   X(int, cyl_init, sz.ncyl)                    /* hy_cyl_init */                        \
+  X(hy_friction_def, cyl_fric, sz.ncyl)        /* seal friction law and parameters */   \
+  X(int, cyl_fric_w, sz.ncyl)                  /* its first state in w, or -1 */        \
   X(hy_srcpos, cyl_src, sz.ncyl)               /* where it is defined in the file */    \
   X(hy_srcpos, opt_src, HY_OPT_COUNT)          /* where option k is given, see below */ \
   X(hy_option, opt0, 1)                        /* opt as compiled, see below */

@@ -59,6 +59,16 @@ HY_API const char* hy_cut_type_name(hy_cut_type type);
 // leaving *out unchanged.
 HY_API hy_status hy_cut_type_parse(const char* s, hy_cut_type* out);
 
+//----- friction laws ---------------------------------------------------------------------------
+
+// Name of a seal friction law: "none", "coulomb", "bengisu-akay", "brown-mcphee", "lugre" or
+// "lugre-film" (the modified LuGre law with lubricant-film dynamics); "unknown" otherwise.
+HY_API const char* hy_friction_law_name(hy_friction_law law);
+
+// Parses a friction law name (one of the names above) into *out. Returns HY_OK, or HY_ERR_ARG
+// for NULL arguments or an unknown name, leaving *out unchanged.
+HY_API hy_status hy_friction_law_parse(const char* s, hy_friction_law* out);
+
 #ifdef __cplusplus
 }
 #endif

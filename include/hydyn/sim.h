@@ -85,6 +85,10 @@ typedef struct hy_data {
   // exact.
   double* p;          // volume pressures (Pa)                                  (nvol)
   double* pd;         // their time derivatives, Eq. 22 (Pa/s)                   (nvol)
+  double* w;          // friction states of the cylinders' seals, in cylinder order:
+                      // LuGre q (m); film law q (m), h (-); w = p + nvol, so that
+                      // [p; w] is one vector of first-order unknowns       (nfric)
+  double* wd;         // their time derivatives; wd = pd + nvol                  (nfric)
   double* U;          // directional valve spool positions (V)                  (nvlv)
   double* Ud;         // their time derivatives, Eq. 27 (V/s)                    (nvlv)
   double* vol_V;      // volume: hoses + cylinder chambers (m^3)                 (nvol)
@@ -97,9 +101,12 @@ typedef struct hy_data {
   double* cyl_F_hyd;  // p_a A_a - p_b A_b (N)                                   (ncyl)
   double* cyl_F_visc; // viscous force -c s_dot (N)                              (ncyl)
   double* cyl_F_damp; // end damper force, > 0 pushes out (N)                    (ncyl)
+  double* cyl_F_fric; // seal friction F_mu, opposing s_dot (N): subtracted      (ncyl)
   double work_hyd;    // work of the cylinders' pressure forces since t = 0 (J)
   double diss_visc;   // energy dissipated by cylinder viscosity since t = 0 (J)
   double work_damp;   // work of the end dampers since t = 0 (J), <= 0 when they dissipate
+  double diss_fric;   // energy dissipated by seal friction since t = 0 (J): the integral of
+                      // F_mu s_dot (its stored part, sigma0 q^2 / 2 in the bristles, included)
 
   double energy_kin;  // kinetic energy (J)
   double energy_pot;  // gravitational potential energy, zero at the inertial origin (J)
@@ -145,7 +152,7 @@ HY_API hy_status hy_step(const hy_model* m, hy_data* d);
 //   HY_STATE_VEL    zd (nz)
 //   HY_STATE_PRES   p (nvol)
 //   HY_STATE_SPOOL  U (nvlv)
-//   HY_STATE_FRIC   friction states (none yet)
+//   HY_STATE_FRIC   friction states w (nfric)
 //   HY_STATE_HIST   what a step carries besides: accelerations, pressure rates, multipliers,
 //                   the integrator's and the formulation's histories, the partition, the
 //                   powers and works, the cached bases of the planar rotations
@@ -236,6 +243,10 @@ HY_API hy_status hy_run(const hy_model* m, hy_data* d, const hy_run_options* o,
 // Total mechanical energy E_kin + E_pot - work of the applied loads (J): constant for an exact
 // solution, so its change measures the integration error.
 HY_API double hy_energy_total(const hy_data* d);
+// Work the cylinders did on the mechanism since t = 0 (J): their pressure forces, less what
+// viscosity and seal friction dissipated, plus the end dampers' work (<= 0 when they dissipate):
+// work_hyd - diss_visc - diss_fric + work_damp. hydyn quotes energy drift against its maximum.
+HY_API double hy_actuator_work(const hy_data* d);
 
 #ifdef __cplusplus
 }

@@ -125,6 +125,18 @@ typedef enum hy_laminar {
   HY_LAMINAR_LINEAR = 1,  // Q = C dp / sqrt(dp_lim), seed 003 Eq. 6 (slope halves at dp_lim)
 } hy_laminar;
 
+// Seal friction law of a hydraulic cylinder (docs/friction.md). The force F_mu opposes the
+// piston's relative velocity s_dot and is subtracted from the cylinder force.
+typedef enum hy_friction_law {
+  HY_FRICTION_NONE = 0,          // no seal friction
+  HY_FRICTION_COULOMB = 1,       // F_c tanh(v / v_t) + sigma2 v: the simple baseline
+  HY_FRICTION_BENGISU_AKAY = 2,  // seed 002 Eqs. 22-23 (Stribeck parabola, exponential decay)
+  HY_FRICTION_BROWN_MCPHEE = 3,  // seed 002 Eq. 24 / seed 003 Eq. 8
+  HY_FRICTION_LUGRE = 4,         // seed 002 Eqs. 25-27: bristle deflection q (m) as a state
+  HY_FRICTION_LUGRE_FILM = 5,    // seed 002 Eqs. 28-34: q and the lubricant film h (-) as states
+  HY_FRICTION_COUNT              // number of laws (not one)
+} hy_friction_law;
+
 // How a cylinder's initial pressures are found.
 typedef enum hy_cyl_init {
   HY_CYL_INIT_GIVEN = 0,        // the volumes' p0 are given; hydyn reports the force imbalance
@@ -171,6 +183,8 @@ typedef struct hy_option {
   double penalty;             // penalty factor alpha of Eq. 18 (N/m for point equations)
   double tol_pos;             // Newton convergence on positions (rad or m)
   double tol_p;               // Newton convergence on pressures (Pa)
+  double tol_fric;            // Newton convergence on friction states (m for the bristle
+                              // deflection; the same number for the dimensionless film)
   int max_iter;               // Newton iteration cap per step
   int reuse_tangent;          // 1: factor the tangent once per step and reuse it in the later
                               // iterations (modified Newton); 0: a new tangent every iteration
@@ -192,7 +206,7 @@ typedef struct hy_option {
 } hy_option;
 
 // Defaults: gravity (0, -9.81, 0), dt = 1e-3 s, t_end = 10 s, integrator and formulation auto,
-// analytic tangent, alpha = 1e11, tol_pos = 1e-7, tol_p = 1e-2, max_iter = 25,
+// analytic tangent, alpha = 1e11, tol_pos = 1e-7, tol_p = 1e-2, tol_fric = 1e-7, max_iter = 25,
 // reuse_tangent = 1, partition_rcond = 0.1, time_steps = 0, strict_steps = 0, max_cuts = 12,
 // error control none, error_tol_pos = 1e-6, error_tol_p = 1e3, max_memory = 4 GiB.
 HY_API hy_option hy_option_default(void);

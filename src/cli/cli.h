@@ -2,6 +2,7 @@
 #ifndef HYDYN_SRC_CLI_CLI_H_
 #define HYDYN_SRC_CLI_CLI_H_
 
+#include <stddef.h>
 #include <stdio.h>
 
 // Exit statuses of the command (docs/cli.md).
@@ -15,7 +16,23 @@ enum {
 int hy_cli_run(int argc, char** argv);
 // `hydyn models`: argv[0] is "models". Returns an exit status.
 int hy_cli_models(int argc, char** argv);
+// `hydyn friction`: argv[0] is "friction". Returns an exit status.
+int hy_cli_friction(int argc, char** argv);
 // Lists the built-in models on fp, separated by `sep`.
 void hy_cli_list_builtins(FILE* fp, const char* sep);
+
+// The option argv[*i] if it is one of `valued` (options with a value: "--name value",
+// "--name=value"; a short "-o" only as "-o value"): its index, the value in *val and *i moved
+// past it; -1 when it is none of them; -2 with the reason in msg when its value is missing or is
+// another option (a forgotten value, not a file named "--dt").
+int hy_cli_valued_option(int argc, char** argv, int* i, const char* const* valued, int nvalued,
+                         const char** val, char* msg, size_t size);
+
+// A bad command line of `hydyn CMD`: "hydyn CMD: <message>" and a hint to its --help on standard
+// error. Returns HY_CLI_USAGE.
+__attribute__((format(printf, 2, 3))) int hy_cli_usage_error(const char* cmd, const char* fmt,
+                                                              ...);
+// A whole argument as a finite number > 0 (>= 0 with allow_zero) into *out; -1 when it is not.
+int hy_cli_parse_number(const char* s, int allow_zero, double* out);
 
 #endif  // HYDYN_SRC_CLI_CLI_H_

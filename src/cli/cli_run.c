@@ -32,7 +32,8 @@ typedef struct run_args {
   int has_formulation, has_tangent, has_penalty, has_tol, has_tol_p, has_max_iter;
   hy_formulation formulation;
   hy_tangent tangent;
-  double penalty, tol, tol_p;
+  double penalty, tol, tol_p, tol_fric;
+  int has_tol_fric;
   long max_iter;
   int strict_steps, has_max_cuts, has_error_control, has_error_tol, has_error_tol_p;
   int has_max_memory;
@@ -66,6 +67,7 @@ static void run_usage(FILE* fp) {
       "  --penalty ALPHA      penalty factor alpha (N/m), > 0 (penalty only)\n"
       "  --tol POS            Newton tolerance on positions (rad or m), > 0\n"
       "  --tol-p PA           Newton tolerance on pressures (Pa), > 0 (hydraulic models)\n"
+      "  --tol-fric TOL       Newton tolerance on seal friction states (m), > 0\n"
       "  --max-iter N         Newton iterations per step, 1 to 1000000\n"
       "  --strict-steps       a step whose Newton iteration fails ends the run (real-time use)\n"
       "                       instead of being retried in halves\n"
@@ -88,26 +90,8 @@ static void run_usage(FILE* fp) {
       fp);
 }
 
-__attribute__((format(printf, 1, 2))) static int usage_error(const char* fmt, ...) {
-  fputs("hydyn run: ", stderr);
-  va_list ap;
-  va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fputs("\nTry 'hydyn run --help'.\n", stderr);
-  return HY_CLI_USAGE;
-}
-
-// A finite number > 0 taking the whole argument (no trailing text, no leading blanks).
-static int parse_positive(const char* s, double* out) {
-  if (!s[0] || s[0] == ' ' || s[0] == '\t') return -1;
-  char* end = NULL;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v) || !(v > 0)) return -1;
-  *out = v;
-  return 0;
-}
+// A bad command line: the reason and a hint on standard error; the usage exit status.
+#define usage_error(...) hy_cli_usage_error("run", __VA_ARGS__)
 
 static int parse_count(const char* s, long* out) {
   if (!(s[0] >= '0' && s[0] <= '9')) return -1;
@@ -149,38 +133,22 @@ static int parse_args(int argc, char** argv, run_args* a) {
         "--t-end",         "--dt",          "--integrator", "--out",
         "--every",         "--formulation", "--tangent",    "--penalty",
         "--tol",           "--max-iter",    "--tol-p",      "--max-cuts",
-        "--error-control", "--error-tol-p", "--error-tol",  "--max-memory"};
+        "--error-control", "--error-tol-p", "--error-tol",  "--max-memory",
+        "--tol-fric"};
     const int nvalued = (int)(sizeof valued / sizeof valued[0]);
-    int opt = -1;
     const char* val = NULL;
-    for (int k = 0; k < nvalued && opt < 0; k++) {
-      size_t len = strlen(valued[k]);
-      if (strncmp(arg, valued[k], len) != 0) continue;
-      if (arg[len] == '\0') {
-        if (i + 1 >= argc) return usage_error("option %s needs a value", valued[k]);
-        // an option where the value should be is a forgotten value, not a file named "--t-end"
-        if (strncmp(argv[i + 1], "--", 2) == 0) {
-          return usage_error(
-              "option %s needs a value, got the option '%s' (write %s=VALUE for "
-              "a value that starts with '--')",
-              valued[k], argv[i + 1], valued[k]);
-        }
-        opt = k;
-        val = argv[++i];
-      } else if (arg[len] == '=') {
-        opt = k;
-        val = arg + len + 1;
-      }
-    }
+    char msg[256];
+    const int opt = hy_cli_valued_option(argc, argv, &i, valued, nvalued, &val, msg, sizeof msg);
+    if (opt == -2) return usage_error("%s", msg);
     switch (opt) {
       case 0:
-        if (parse_positive(val, &a->t_end)) {
+        if (hy_cli_parse_number(val, 0, &a->t_end)) {
           return usage_error("invalid --t-end '%s': expected a number of seconds > 0", val);
         }
         a->has_t_end = 1;
         break;
       case 1:
-        if (parse_positive(val, &a->dt)) {
+        if (hy_cli_parse_number(val, 0, &a->dt)) {
           return usage_error("invalid --dt '%s': expected a number of seconds > 0", val);
         }
         a->has_dt = 1;
@@ -217,13 +185,13 @@ static int parse_args(int argc, char** argv, run_args* a) {
         a->has_tangent = 1;
         break;
       case 7:
-        if (parse_positive(val, &a->penalty)) {
+        if (hy_cli_parse_number(val, 0, &a->penalty)) {
           return usage_error("invalid --penalty '%s': expected a penalty factor > 0 (N/m)", val);
         }
         a->has_penalty = 1;
         break;
       case 8:
-        if (parse_positive(val, &a->tol)) {
+        if (hy_cli_parse_number(val, 0, &a->tol)) {
           return usage_error("invalid --tol '%s': expected a position tolerance > 0 (rad or m)",
                              val);
         }
@@ -238,7 +206,7 @@ static int parse_args(int argc, char** argv, run_args* a) {
         a->has_max_iter = 1;
         break;
       case 10:
-        if (parse_positive(val, &a->tol_p)) {
+        if (hy_cli_parse_number(val, 0, &a->tol_p)) {
           return usage_error("invalid --tol-p '%s': expected a pressure tolerance > 0 (Pa)", val);
         }
         a->has_tol_p = 1;
@@ -260,23 +228,29 @@ static int parse_args(int argc, char** argv, run_args* a) {
         a->has_error_control = 1;
         break;
       case 13:
-        if (parse_positive(val, &a->error_tol_p)) {
+        if (hy_cli_parse_number(val, 0, &a->error_tol_p)) {
           return usage_error("invalid --error-tol-p '%s': expected a local error > 0 (Pa)", val);
         }
         a->has_error_tol_p = 1;
         break;
       case 14:
-        if (parse_positive(val, &a->error_tol)) {
+        if (hy_cli_parse_number(val, 0, &a->error_tol)) {
           return usage_error("invalid --error-tol '%s': expected a local error > 0 (rad or m)",
                              val);
         }
         a->has_error_tol = 1;
         break;
       case 15:
-        if (parse_positive(val, &a->max_memory)) {
+        if (hy_cli_parse_number(val, 0, &a->max_memory)) {
           return usage_error("invalid --max-memory '%s': expected a number of bytes > 0", val);
         }
         a->has_max_memory = 1;
+        break;
+      case 16:
+        if (hy_cli_parse_number(val, 0, &a->tol_fric)) {
+          return usage_error("invalid --tol-fric '%s': expected a tolerance > 0 (m)", val);
+        }
+        a->has_tol_fric = 1;
         break;
       default:
         return usage_error("unknown option '%s'", arg);
@@ -344,6 +318,7 @@ static void apply_options(const run_args* a, hy_model* m) {
   if (a->has_penalty) m->opt.penalty = a->penalty;
   if (a->has_tol) m->opt.tol_pos = a->tol;
   if (a->has_tol_p) m->opt.tol_p = a->tol_p;
+  if (a->has_tol_fric) m->opt.tol_fric = a->tol_fric;
   if (a->has_max_iter) m->opt.max_iter = (int)a->max_iter;
   if (a->strict_steps) m->opt.strict_steps = 1;
   if (a->has_max_cuts) m->opt.max_cuts = (int)a->max_cuts;
@@ -360,10 +335,11 @@ static void note_unused_options(const run_args* a, const hy_model* m, const hy_d
   if (!newton) {
     const int given[] = {a->has_tangent,   a->has_penalty,    a->has_tol,      a->has_max_iter,
                          a->has_tol_p,     a->strict_steps,   a->has_max_cuts, a->has_error_control,
-                         a->has_error_tol, a->has_error_tol_p};
+                         a->has_error_tol, a->has_error_tol_p, a->has_tol_fric};
     static const char* const names[] = {
         "--tangent",      "--penalty",  "--tol",           "--max-iter",  "--tol-p",
-        "--strict-steps", "--max-cuts", "--error-control", "--error-tol", "--error-tol-p"};
+        "--strict-steps", "--max-cuts", "--error-control", "--error-tol", "--error-tol-p",
+        "--tol-fric"};
     _Static_assert(sizeof given / sizeof given[0] == sizeof names / sizeof names[0],
                    "one name per option");
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
@@ -378,6 +354,11 @@ static void note_unused_options(const run_args* a, const hy_model* m, const hy_d
   }
   if (newton && a->has_tol_p && m->sizes.nvol == 0) {
     fputs("note: --tol-p has no effect: the model has no hydraulic volumes (no pressures)\n",
+          stderr);
+  }
+  if (newton && a->has_tol_fric && m->sizes.nfric == 0) {
+    fputs("note: --tol-fric has no effect: no cylinder has a friction law with states (lugre, "
+          "lugre-film)\n",
           stderr);
   }
   if (newton && m->opt.error_control == HY_ERRCTL_NONE &&
@@ -506,6 +487,9 @@ static void print_summary(FILE* fp, const hy_model* m, const hy_data* d, const h
     fprintf(fp, " work_act_max=%.4g J", r->work_act_max);
     if (!isnan(r->drift_pct_work)) fprintf(fp, " energy_drift_pct_work=%.3g", r->drift_pct_work);
     fprintf(fp, " diss_visc=%.4g J work_damp=%.4g J", d->diss_visc, d->work_damp);
+    int friction = 0;
+    for (int c = 0; c < m->sizes.ncyl; c++) friction |= m->cyl_fric[c].law != HY_FRICTION_NONE;
+    if (friction) fprintf(fp, " diss_fric=%.4g J", d->diss_fric);
   } else if (!isnan(r->drift_pct_pot)) {
     fprintf(fp, " energy_drift_pct_pot=%.3g", r->drift_pct_pot);
   }

@@ -98,6 +98,7 @@ hy_option hy_option_default(void) {
       .penalty = 1e11,  // seed 000 Sect. 5
       .tol_pos = 1e-7,  // seed 000 Sect. 5
       .tol_p = 1e-2,    // seed 000 Sect. 5
+      .tol_fric = 1e-7,  // seed 002 Sect. 5: 1e-7 m for the bristle deflection and the film
       .max_iter = 25,
       .reuse_tangent = 1,
       .partition_rcond = 0.1,

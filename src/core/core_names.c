@@ -119,3 +119,27 @@ hy_status hy_cut_type_parse(const char* s, hy_cut_type* out) {
   *out = (hy_cut_type)i;
   return HY_OK;
 }
+
+//----- friction laws ---------------------------------------------------------------------------
+
+static const char* const friction_names[] = {
+    [HY_FRICTION_NONE] = "none",
+    [HY_FRICTION_COULOMB] = "coulomb",
+    [HY_FRICTION_BENGISU_AKAY] = "bengisu-akay",
+    [HY_FRICTION_BROWN_MCPHEE] = "brown-mcphee",
+    [HY_FRICTION_LUGRE] = "lugre",
+    [HY_FRICTION_LUGRE_FILM] = "lugre-film",
+};
+
+const char* hy_friction_law_name(hy_friction_law law) {
+  if ((int)law < 0 || (int)law >= COUNT_(friction_names)) return "unknown";
+  return friction_names[law];
+}
+
+hy_status hy_friction_law_parse(const char* s, hy_friction_law* out) {
+  if (!s || !out) return HY_ERR_ARG;
+  int i = find(friction_names, COUNT_(friction_names), s);
+  if (i < 0) return HY_ERR_ARG;
+  *out = (hy_friction_law)i;
+  return HY_OK;
+}

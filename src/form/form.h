@@ -53,6 +53,7 @@ typedef struct hy_form_power {
   double hyd;    // cylinders' pressure forces
   double visc;   // dissipated by cylinder viscosity (>= 0)
   double damp;   // end dampers
+  double fric;   // dissipated by seal friction, F_mu s_dot
 } hy_form_power;
 
 typedef struct hy_form_ops {

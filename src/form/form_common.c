@@ -42,12 +42,13 @@ void hy_form_powers(hy_form* f) {
   const hy_data* d = f->d;
   hy_form_power* p = &f->power;
   p->total = hy_mech_load_power(m, d, f->mech);
-  p->hyd = p->visc = p->damp = 0;
+  p->hyd = p->visc = p->damp = p->fric = 0;
   for (int c = 0; c < m->sizes.ncyl; c++) {
     const double v = d->frc_rate[m->cyl_frc[c]];
     p->hyd += d->cyl_F_hyd[c] * v;
     p->visc -= d->cyl_F_visc[c] * v;  // dissipated: >= 0
     p->damp += d->cyl_F_damp[c] * v;
+    p->fric += d->cyl_F_fric[c] * v;
   }
 }
 

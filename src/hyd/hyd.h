@@ -11,7 +11,10 @@
 #include "hydyn/model.h"
 #include "hydyn/sim.h"
 
-// Derivatives of the hydraulic right-hand side and of the cylinder forces.
+// Derivatives of the hydraulic right-hand side and of the cylinder forces. The friction states
+// w (d->w) are first-order unknowns like the pressures; their rates depend on the pressures (a
+// pressure-dependent Coulomb force), on the states and on the cylinder rates, never on the
+// lengths, and the pressure rates do not depend on them.
 typedef struct hy_hyd_work {
   double* dpd_dp;   // d p_dot / d p                                     (nvol x nvol)
   double* dpd_ds;   // d p_dot / d s   (s = cylinder length |s|)          (nvol x ncyl)
@@ -19,6 +22,10 @@ typedef struct hy_hyd_work {
   double* dF_dp;    // d F_cyl / d p                                     (ncyl x nvol)
   double* dF_ds;    // d F_cyl / d s                                     (ncyl)
   double* dF_dsd;   // d F_cyl / d s_dot                                 (ncyl)
+  double* dwd_dw;   // d w_dot / d w                                     (nfric x nfric)
+  double* dwd_dp;   // d w_dot / d p                                     (nfric x nvol)
+  double* dwd_dsd;  // d w_dot / d s_dot                                 (nfric x ncyl)
+  double* dF_dw;    // d F_cyl / d w                                     (ncyl x nfric)
 } hy_hyd_work;
 
 // Doubles the derivative arrays need.
@@ -43,17 +50,18 @@ double hy_hyd_pressure_valve_opening(double dp, double p_crack, double p_open, d
 double hy_hyd_pressure_valve_flow(double cv, double dp, double p_crack, double p_open,
                                   double dp_lim, hy_laminar law, double* dq_ddp);
 
-// Evaluates the network at d->time, d->p, d->U and the cylinder geometry d->frc_len/frc_rate:
-// volumes, bulk moduli, flows (throttles, directional, check and relief valves), d->pd, the
-// cylinder force parts and d->frc_force of the cylinder elements (F = F_hyd + F_visc + F_damp -
-// F_mu, F_mu = 0 until friction arrives).
+// Evaluates the network at d->time, d->p, d->U, the friction states d->w and the cylinder
+// geometry d->frc_len/frc_rate: volumes, bulk moduli, flows (throttles, directional, check and
+// relief valves), d->pd, the friction states' rates d->wd, the cylinder force parts and
+// d->frc_force of the cylinder elements (F = F_hyd + F_visc + F_damp - F_mu).
 // With hw != NULL also the derivatives (not with respect to U: the spools are stepped apart,
 // see hy_hyd_spool_reference). Never allocates.
 void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw);
 
 // Only the cylinders' chamber lengths and forces (d->cyl_len_*, d->cyl_F_*, d->frc_force) at the
-// current pressures and cylinder geometry: what an accepted state needs recorded once its
-// pressures and rates are known. Flows, volumes, moduli and d->pd are left as they are.
+// current pressures, friction states and cylinder geometry: what an accepted state needs
+// recorded once its pressures and rates are known. Flows, volumes, moduli and d->pd are left as
+// they are (d->wd takes the friction laws' rates).
 void hy_hyd_cylinder_forces(const hy_model* m, hy_data* d);
 
 // The spools follow their reference with a first-order lag, seed 000 Eq. 27:
@@ -77,7 +85,8 @@ void hy_hyd_spool_rates(const hy_model* m, hy_data* d);
 // (needs d->frc_len). An equilibrium cylinder whose piston side other data already fix
 // (a p0 reached through a throttle) and that is then out of balance is an error naming it.
 // Errors are HY_ERR_MODEL with the position of the volume or cylinder, also in d->err.
-// Sources count at d->time (signal-scaled).
+// Sources count at d->time (signal-scaled). Last, the friction states take their steady values
+// at the cylinders' rates and pressures (hy_friction_steady_states: q = 0 and h = 0 at rest).
 hy_status hy_hyd_initial_state(const hy_model* m, hy_data* d);
 
 #endif  // HYDYN_SRC_HYD_HYD_H_

@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "core/core.h"
+#include "friction/friction.h"
 #include "hyd/hyd.h"
 
 // Pressure of node k: volume k's state d->p[k], or for k >= nvol the pressure of source
@@ -25,6 +26,11 @@ static HY_ALWAYS_INLINE double hy_hyd_oil_modulus(const hy_model* m, int v, doub
   *dB_dp = 0;
   return m->circ_B_oil[c];
 }
+
+// Seal friction of cylinder c (a law other than none): F_mu into d->cyl_F_fric, the rates of its
+// states into d->wd, and with hw != NULL its derivatives: subtracted from dF_dsd and dF_dp (the
+// force is F_hyd + ... - F_mu), and its entries of dF_dw, dwd_dw, dwd_dp and dwd_dsd. Returns F_mu.
+double hy_hyd_cylinder_friction(const hy_model* m, hy_data* d, hy_hyd_work* hw, int c);
 
 // Cylinder c: its chamber lengths into d->cyl_len_a/b from s = d->frc_len, its chambers' V added
 // to d->vol_V and V/B_cyl to the compliance sums W in d->vol_Be (the caller starts them from the
@@ -84,7 +90,7 @@ static HY_ALWAYS_INLINE void hy_hyd_cylinder_force(const hy_model* m, hy_data* d
   const double len_b = m->cyl_stroke[c] - len_a;
   d->cyl_len_a[c] = len_a;
   d->cyl_len_b[c] = len_b;
-  // seed 000 Eq. 29 / seed 003 Eq. 7: F = p_a A_a - p_b A_b (friction F_mu = 0 for now)
+  // seed 000 Eq. 29 / seed 003 Eq. 7: F = p_a A_a - p_b A_b - F_mu (F_mu below)
   const double F_hyd = d->p[va] * Aa - d->p[vb] * Ab;
   // seed 001 Eq. 33: viscous term -c s_dot
   const double F_visc = -m->cyl_visc[c] * sd;
@@ -107,7 +113,6 @@ static HY_ALWAYS_INLINE void hy_hyd_cylinder_force(const hy_model* m, hy_data* d
   d->cyl_F_hyd[c] = F_hyd;
   d->cyl_F_visc[c] = F_visc;
   d->cyl_F_damp[c] = F_damp;
-  d->frc_force[f] = F_hyd + F_visc + F_damp;
   if (hw) {
     const int nv = m->sizes.nvol;
     hw->dF_dp[c * nv + va] = Aa;
@@ -115,6 +120,11 @@ static HY_ALWAYS_INLINE void hy_hyd_cylinder_force(const hy_model* m, hy_data* d
     hw->dF_ds[c] = dFd_ds;
     hw->dF_dsd[c] = -m->cyl_visc[c] + dFd_dsd;
   }
+  // seed 002 Eq. 20: the seal friction, against s_dot
+  double F_fric = 0;
+  if (m->cyl_fric[c].law != HY_FRICTION_NONE) F_fric = hy_hyd_cylinder_friction(m, d, hw, c);
+  d->cyl_F_fric[c] = F_fric;
+  d->frc_force[f] = F_hyd + F_visc + F_damp - F_fric;
 }
 
 // hy_hyd_cylinder, inline.

@@ -82,5 +82,15 @@ hy_status hy_hyd_initial_state(const hy_model* m, hy_data* d) {
         m->frc_name + (size_t)f * HY_NAME_MAX, (F + d->p[vb] * m->cyl_area_b[c]) / m->cyl_area_a[c],
         m->vol_name + (size_t)va * HY_NAME_MAX, d->p[va]);
   }
+
+  // the seals' states at steady sliding with the cylinders' initial rates (at rest: no bristle
+  // preload, no film)
+  for (int c = 0; c < nc; c++) {
+    const int w0 = m->cyl_fric_w[c];
+    if (w0 < 0) continue;
+    const hy_friction_def* fr = &m->cyl_fric[c];
+    const double N = d->p[m->cyl_vol_a[c]] * m->cyl_area_a[c] + d->p[m->cyl_vol_b[c]] * m->cyl_area_b[c];
+    hy_friction_steady_states(fr, d->frc_rate[m->cyl_frc[c]], hy_friction_coulomb(fr, N), d->w + w0);
+  }
   return HY_OK;
 }

@@ -13,8 +13,16 @@ static size_t work_matrices(int nvol, int ncyl) {
   return nv * nv + 2 * nv * nc + nc * nv;
 }
 
+// Doubles of the friction states' matrices dwd_dw, dwd_dp, dwd_dsd and dF_dw, which follow.
+static size_t friction_matrices(const hy_model* m) {
+  const size_t nw = (size_t)m->sizes.nfric, nv = (size_t)m->sizes.nvol;
+  const size_t nc = (size_t)m->sizes.ncyl;
+  return nw * nw + nw * nv + nw * nc + nc * nw;
+}
+
 size_t hy_hyd_work_size(const hy_model* m) {
-  return work_matrices(m->sizes.nvol, m->sizes.ncyl) + 2 * (size_t)m->sizes.ncyl;
+  return work_matrices(m->sizes.nvol, m->sizes.ncyl) + 2 * (size_t)m->sizes.ncyl +
+         friction_matrices(m);
 }
 
 void hy_hyd_work_bind(const hy_model* m, hy_hyd_work* hw, double* buf) {
@@ -30,6 +38,15 @@ void hy_hyd_work_bind(const hy_model* m, hy_hyd_work* hw, double* buf) {
   hw->dF_ds = buf;
   buf += nc;
   hw->dF_dsd = buf;
+  buf += nc;
+  const size_t nw = (size_t)m->sizes.nfric;
+  hw->dwd_dw = buf;
+  buf += nw * nw;
+  hw->dwd_dp = buf;
+  buf += nw * nv;
+  hw->dwd_dsd = buf;
+  buf += nw * nc;
+  hw->dF_dw = buf;
 }
 
 //----- nodes and oil ---------------------------------------------------------------------------
@@ -113,6 +130,7 @@ static HY_ALWAYS_INLINE void evaluate(int nv, int nc, const hy_model* m, hy_data
   // dpd_dp, dpd_ds, dpd_dsd and dF_dp follow each other in one block (hy_hyd_work_bind): one
   // memset clears the entries that no element writes (a few stores when nv and nc are constants)
   if (hw) memset(hw->dpd_dp, 0, sizeof(double) * work_matrices(nv, nc));
+  if (hw && m->sizes.nfric > 0) memset(hw->dwd_dw, 0, sizeof(double) * friction_matrices(m));
 
   // the single cylinder inline; several by a call each: in a loop, the compiler would keep the
   // addresses of some twenty arrays across it, more than there are registers

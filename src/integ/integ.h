@@ -48,32 +48,40 @@ static inline double hy_integ_lag_step(double y0, double r0, double r1, double h
 
 //----- the integrator of a data ----------------------------------------------------------------
 
+// The first-order unknowns every integrator steps besides the coordinates (the spools apart):
+// the pressures, then the cylinders' friction states, one vector in hy_data (w = p + nvol).
+static inline size_t hy_integ_first_order(const hy_model* m) {
+  return (size_t)m->sizes.nvol + (size_t)m->sizes.nfric;
+}
+
 // The trapezoidal rule's work and the history it carries from step to step.
 typedef struct hy_trap {
   // history
-  double* pd_prev;  // pressure rates at the start of the previous step              (nvol)
+  // the first-order unknowns y = [p; w] (ny = nvol + nfric) share the pressures' arrays
+  double* pd_prev;  // their rates at the start of the previous step                 (ny)
   double h_prev;    // size of the previous step (s)
   double h_next;    // error control: the size the next step starts with (s), 0 = dt
   // the current step
   double h, c1, c2;   // step (s), 2/h and 4/h^2 (Eq. 33)
   double* hat_zd;     // the terms of Eq. 34                                          (nz)
   double* hat_zdd;    //                                                              (nz)
-  double* hat_pd;     //                                                              (nvol)
-  double* pd_trap;    // pressure rates from the trapezoidal relation (Eq. 33)       (nvol)
+  double* hat_pd;     //                                                              (ny)
+  double* pd_trap;    // rates of y from the trapezoidal relation (Eq. 33)           (ny)
   // the start of the step, to which a failed or rejected step returns
   double t_k;
   double* z_k;        //                                                              (nz)
   double* zd_k;       //                                                              (nz)
   double* zdd_k;      //                                                              (nz)
-  double* p_k;        //                                                              (nvol)
-  double* pd_k;       //                                                              (nvol)
-  double* pd_prev_k;  //                                                              (nvol)
+  double* p_k;        //                                                              (ny)
+  double* pd_k;       //                                                              (ny)
+  double* pd_prev_k;  //                                                              (ny)
   double* U_k;        //                                                              (nvlv)
   double* cache_k;    // the mechanics' cache (hy_mech_cache_get)                      (nbody x 3)
   double uref_t;      // the spools' references at this time are in uref (NAN: none)
   double* uref;       // (the end of the last step is the start of the next)          (nvlv)
   hy_form_power power_k;
-  // the Newton iteration over the unknowns [mechanical (nm) | pressures (nvol)]
+  // the Newton iteration over the unknowns [mechanical (nm) | pressures (nvol) | friction
+  // states (nfric)], one tolerance per segment
   int nm, n;          // mechanical unknowns, all unknowns
   const int* coord;   // coordinate of each mechanical unknown (NULL: unknown i is z_i)
   double* x;          // unknowns                                                     (nmax)
@@ -88,19 +96,20 @@ typedef struct hy_trap {
   double* dxm;        // change of the mechanical unknowns since the last evaluation  (nz)
   int worst;          // unknown with the largest scaled correction in the last iteration
   double worst_dx;    // that correction (rad or m, Pa)
-  double res_seg[2];  // largest |residual| of the mechanical and pressure rows
+  double res_seg[2];  // largest |residual| of the mechanical and first-order rows
   int iter;           // iterations of the current step
   // the tangent in blocks (hy_trap_factor): mechanical block and its Schur complement, the
-  // pressure block D = I - h/2 dp_dot/dp and G = df_p/ds
+  // first-order block D = I - h/2 dy_dot/dy and G = df_y/ds (y = [p; w])
   double* tg_S;       //                                                              (nz x nz)
   int* tg_Spiv;       //                                                              (nz)
-  double* tg_D;       //                                                              (nvol^2)
-  int* tg_Dpiv;       //                                                              (nvol)
-  double* tg_G;       // G, then D^-1 G                                           (nvol x ncyl)
+  double* tg_D;       //                                                              (ny^2)
+  int* tg_Dpiv;       //                                                              (ny)
+  double* tg_G;       // G, then D^-1 G                                             (ny x ncyl)
   double* tg_Js;      // d|s| / d(mechanical unknowns)                              (ncyl x nz)
-  double* tg_Fp;      // dF_cyl / dp at the tangent's evaluation                  (ncyl x nvol)
-  double* tg_K;       // dF/dp D^-1 G                                             (ncyl x ncyl)
-  double* tg_y;       // a column of the elimination                                  (nvol)
+  double* tg_Fp;      // dF_cyl / dy at the tangent's evaluation                    (ncyl x ny)
+  double* tg_K;       // dF/dy D^-1 G                                             (ncyl x ncyl)
+  double* tg_y;       // a column of the elimination                                  (ny)
+  double* tg_Fy;      // dF_cyl / dy assembled from the pressure and friction parts (ncyl x ny)
 } hy_trap;
 
 // Keeps the whole state of the data and puts it back: a step taken in pieces returns to its
@@ -115,8 +124,8 @@ typedef struct hy_integ {
   hy_integrator kind;  // the integrator of the data (never auto)
   hy_integ_checkpoint checkpoint;
   hy_trap trap;
-  // explicit methods: the state x = [z; zd; p; U] and its derivative
-  double* ex_x;      //                                                   (2 nz + nvol + nvlv)
+  // explicit methods: the state x = [z; zd; p; w; U] and its derivative
+  double* ex_x;      //                                                   (2 nz + ny + nvlv)
   double* ex_x0;     //                                                   (same)
   double* ex_xdot;   //                                                   (same)
   double* ex_work;   // the method's workspace

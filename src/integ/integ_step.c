@@ -15,12 +15,15 @@ static int explicit_kind(hy_integrator k) {
   return k == HY_INTEG_EULER || k == HY_INTEG_SEMI_EULER || k == HY_INTEG_RK4;
 }
 
-// The explicit methods' state [z; zd; p; U].
-static int explicit_n(const hy_model* m) { return 2 * m->sizes.nz + m->sizes.nvol + m->sizes.nvlv; }
+// The explicit methods' state [z; zd; p; w; U].
+static int explicit_n(const hy_model* m) {
+  return 2 * m->sizes.nz + m->sizes.nvol + m->sizes.nfric + m->sizes.nvlv;
+}
 
 // Walks the layout of the arrays: with base == NULL only counts the bytes.
 static size_t layout(hy_integ* in, const hy_model* m, hy_integrator kind, unsigned char* base) {
-  const size_t nz = (size_t)m->sizes.nz, nv = (size_t)m->sizes.nvol;
+  // ny first-order unknowns: the pressures, then the friction states
+  const size_t nz = (size_t)m->sizes.nz, nv = (size_t)m->sizes.nvol + (size_t)m->sizes.nfric;
   const size_t nc = (size_t)m->sizes.ncyl, nl = (size_t)m->sizes.nvlv;
   const size_t nx = nz + nv;
   size_t at = 0;
@@ -58,6 +61,7 @@ static size_t layout(hy_integ* in, const hy_model* m, hy_integrator kind, unsign
     TAKE(tr->tg_Js, hy_doubles(nc * nz));
     TAKE(tr->tg_Fp, hy_doubles(nc * nv));
     TAKE(tr->tg_K, hy_doubles(nc * nc));
+    TAKE(tr->tg_Fy, hy_doubles(nc * nv));
     TAKE(tr->tg_y, hy_doubles(nv));
   } else if (explicit_kind(kind)) {
     const int n = explicit_n(m);
@@ -83,29 +87,29 @@ void hy_integ_restart(hy_integ* in, const hy_model* m) {
   hy_trap* tr = &in->trap;
   // no rate before the start: the first pressure predictor extrapolates from zero, with the
   // step's own size as the previous one
-  memset(tr->pd_prev, 0, sizeof(double) * (size_t)m->sizes.nvol);
+  memset(tr->pd_prev, 0, sizeof(double) * hy_integ_first_order(m));
   tr->h_prev = m->opt.dt;
   tr->h_next = 0;
   tr->uref_t = NAN;
 }
 
-// pd_prev, h_prev, h_next
-int hy_integ_hist_size(const hy_model* m) { return m->sizes.nvol + 2; }
+// pd_prev (pressures and friction states), h_prev, h_next
+int hy_integ_hist_size(const hy_model* m) { return (int)hy_integ_first_order(m) + 2; }
 
 void hy_integ_hist_get(const hy_integ* in, const hy_model* m, double* buf) {
-  const int nv = m->sizes.nvol;
+  const int nv = (int)hy_integ_first_order(m);
   for (int v = 0; v < nv; v++) buf[v] = in->trap.pd_prev[v];
   buf[nv] = in->trap.h_prev;
   buf[nv + 1] = in->trap.h_next;
 }
 
 int hy_integ_hist_ok(const hy_model* m, const double* buf) {
-  const int nv = m->sizes.nvol;
+  const int nv = (int)hy_integ_first_order(m);
   return buf[nv] > 0 && buf[nv + 1] >= 0;  // a previous step, and a next one or none (0)
 }
 
 void hy_integ_hist_set(hy_integ* in, const hy_model* m, const double* buf) {
-  const int nv = m->sizes.nvol;
+  const int nv = (int)hy_integ_first_order(m);
   for (int v = 0; v < nv; v++) in->trap.pd_prev[v] = buf[v];
   in->trap.h_prev = buf[nv];
   in->trap.h_next = buf[nv + 1];
@@ -120,6 +124,7 @@ static void integrate_work(hy_data* d, const hy_form_power* a, const hy_form_pow
   d->work_hyd += hh * (a->hyd + b->hyd);
   d->diss_visc += hh * (a->visc + b->visc);
   d->work_damp += hh * (a->damp + b->damp);
+  d->diss_fric += hh * (a->fric + b->fric);
 }
 
 static void count_step(hy_data* d, double h) {
@@ -130,28 +135,28 @@ static void count_step(hy_data* d, double h) {
 //----- explicit methods ------------------------------------------------------------------------
 
 static void gather(const hy_model* m, const hy_data* d, double* x) {
-  const size_t nz = (size_t)m->sizes.nz, nv = (size_t)m->sizes.nvol;
+  const size_t nz = (size_t)m->sizes.nz, ny = hy_integ_first_order(m);
   memcpy(x, d->z, sizeof(double) * nz);
   memcpy(x + nz, d->zd, sizeof(double) * nz);
-  memcpy(x + 2 * nz, d->p, sizeof(double) * nv);
-  memcpy(x + 2 * nz + nv, d->U, sizeof(double) * (size_t)m->sizes.nvlv);
+  memcpy(x + 2 * nz, d->p, sizeof(double) * ny);
+  memcpy(x + 2 * nz + ny, d->U, sizeof(double) * (size_t)m->sizes.nvlv);
 }
 
 static void scatter(const hy_model* m, hy_data* d, const double* x) {
-  const size_t nz = (size_t)m->sizes.nz, nv = (size_t)m->sizes.nvol;
+  const size_t nz = (size_t)m->sizes.nz, ny = hy_integ_first_order(m);
   memcpy(d->z, x, sizeof(double) * nz);
   memcpy(d->zd, x + nz, sizeof(double) * nz);
-  memcpy(d->p, x + 2 * nz, sizeof(double) * nv);
-  memcpy(d->U, x + 2 * nz + nv, sizeof(double) * (size_t)m->sizes.nvlv);
+  memcpy(d->p, x + 2 * nz, sizeof(double) * ny);
+  memcpy(d->U, x + 2 * nz + ny, sizeof(double) * (size_t)m->sizes.nvlv);
 }
 
-// The rates [zd; zdd; p_dot; U_dot] the last evaluation left in d.
+// The rates [zd; zdd; p_dot; w_dot; U_dot] the last evaluation left in d.
 static void gather_rates(const hy_model* m, const hy_data* d, double* xdot) {
-  const size_t nz = (size_t)m->sizes.nz, nv = (size_t)m->sizes.nvol;
+  const size_t nz = (size_t)m->sizes.nz, ny = hy_integ_first_order(m);
   memcpy(xdot, d->zd, sizeof(double) * nz);
   memcpy(xdot + nz, d->zdd, sizeof(double) * nz);
-  memcpy(xdot + 2 * nz, d->pd, sizeof(double) * nv);
-  memcpy(xdot + 2 * nz + nv, d->Ud, sizeof(double) * (size_t)m->sizes.nvlv);
+  memcpy(xdot + 2 * nz, d->pd, sizeof(double) * ny);
+  memcpy(xdot + 2 * nz + ny, d->Ud, sizeof(double) * (size_t)m->sizes.nvlv);
 }
 
 // The formulation's ODE seen by the explicit methods.
@@ -175,8 +180,8 @@ static hy_status explicit_step(hy_integ* in, hy_form* f, double dt) {
   memcpy(in->ex_x0, in->ex_x, sizeof(double) * (size_t)explicit_n(m));
   gather_rates(m, d, in->ex_xdot);
   hy_mech_cache_get(m, f->mech, in->ex_cache);
-  hy_status st = hy_integ_explicit_step(in->kind, m->sizes.nz, m->sizes.nvol + m->sizes.nvlv, t0,
-                                        dt, in->ex_x, in->ex_xdot, ode_rhs, f, in->ex_work);
+  hy_status st = hy_integ_explicit_step(in->kind, m->sizes.nz, (int)hy_integ_first_order(m) + m->sizes.nvlv,
+                                        t0, dt, in->ex_x, in->ex_xdot, ode_rhs, f, in->ex_work);
   if (st == HY_OK) {
     scatter(m, d, in->ex_x);
     d->time = t0 + dt;

@@ -1,9 +1,11 @@
 // The trapezoidal rule with Newton-Raphson, seed 000_c866e3283107e8a4.txt Sect. 4: the
 // predictors and the trapezoidal relations of the unknowns (Eqs. 33-34), the closed-form step of
-// the spools' first-order lag (Eq. 27), the residual rows of the pressures, the Newton
-// iteration (Eq. 37) over the unknowns [mechanical | pressures] with one tolerance per segment,
-// and the tangent in blocks (the pressures eliminated, Eqs. 38-39 differentiated) or by finite
-// differences (Eqs. 40-41). The formulation supplies the equations of motion at the state the
+// the spools' first-order lag (Eq. 27), the residual rows of the pressures and of the seals'
+// friction states (seed 002 Eqs. 38-40, 47), the Newton iteration (Eq. 37) over the unknowns
+// [mechanical | pressures | friction states] with one tolerance per segment, and the tangent in
+// blocks (the first-order unknowns eliminated, Eqs. 38-39 differentiated) or by finite
+// differences (Eqs. 40-41). The pressures and friction states are one vector y = [p; w] in
+// hy_data, which the relations, predictors and rows below treat alike. The formulation supplies the equations of motion at the state the
 // relations set, and their mechanical tangent block.
 #include <math.h>
 #include <stdio.h>
@@ -69,7 +71,7 @@ void hy_trap_begin(hy_integ* in, hy_form* f, double h, double t_end) {
   const hy_model* m = f->m;
   hy_data* d = f->d;
   hy_trap* tr = &in->trap;
-  const int nz = m->sizes.nz, nv = m->sizes.nvol;
+  const int nz = m->sizes.nz, nv = (int)hy_integ_first_order(m);
   tr->h = h;
   tr->c1 = 2 / h;
   tr->c2 = 4 / (h * h);
@@ -180,7 +182,7 @@ static HY_ALWAYS_INLINE void newton_rows_n(int nv, int nm, double sm, double sp,
 static hy_status evaluate(hy_integ* in, hy_form* f, const double* x, double* r) {
   hy_trap* tr = &in->trap;
   hy_data* d = f->d;
-  const int nm = tr->nm, nv = f->m->sizes.nvol;
+  const int nm = tr->nm, nv = (int)hy_integ_first_order(f->m);
   if (tr->coord) {
     HY_SIZED(nm, set_mech_n, tr, tr->coord, x, d, tr->dxm);
   } else {
@@ -193,8 +195,8 @@ static hy_status evaluate(hy_integ* in, hy_form* f, const double* x, double* r) 
 hy_status hy_trap_residual(hy_integ* in, hy_form* f, const double* x, double* r) {
   HY_TRY(evaluate(in, f, x, r));
   const double h = in->trap.h;
-  HY_SIZED2(f->m->sizes.nvol, in->trap.nm, scale_rows_n, 0.25 * h * h, 0.5 * h, in->trap.pd_trap,
-            f->d->pd, r);
+  HY_SIZED2((int)hy_integ_first_order(f->m), in->trap.nm, scale_rows_n, 0.25 * h * h, 0.5 * h,
+            in->trap.pd_trap, f->d->pd, r);
   return HY_OK;
 }
 
@@ -217,25 +219,57 @@ static HY_ALWAYS_INLINE void pressure_blocks_n(int nv, int nc, double dt, const 
   }
 }
 
-// The mechanical block (the formulation's) into tg_S and tg_Js, and the pressure blocks, at the
-// last residual evaluation.
-static void tangent_blocks(hy_trap* tr, hy_form* f) {
+// With friction states the blocks of y = [p; w] (ny = nv + nw), seed 002 Eqs. 38-40: the pressure
+// rates do not depend on w, the states' rates depend on p (a pressure-dependent Coulomb force), w
+// and s_dot; the cylinder forces on p and w.
+//   D = [I - h/2 dp_dot/dp, 0; -h/2 dw_dot/dp, I - h/2 dw_dot/dw]
+//   G = -h/2 [dp_dot/ds + 2/h dp_dot/ds_dot; 2/h dw_dot/ds_dot],  dF/dy = [dF/dp, dF/dw]
+static void friction_blocks(const hy_model* m, double dt, const hy_hyd_work* hw, double* D,
+                            double* G, double* Fy) {
+  const int nv = m->sizes.nvol, nw = m->sizes.nfric, nc = m->sizes.ncyl, ny = nv + nw;
+  for (int v = 0; v < nv; v++) {
+    for (int u = 0; u < nv; u++) D[v * ny + u] = (v == u ? 1.0 : 0.0) - 0.5 * dt * hw->dpd_dp[v * nv + u];
+    for (int k = 0; k < nw; k++) D[v * ny + nv + k] = 0;
+    for (int c = 0; c < nc; c++) {
+      G[v * nc + c] = -0.5 * dt * (hw->dpd_ds[v * nc + c] + 2 / dt * hw->dpd_dsd[v * nc + c]);
+    }
+  }
+  for (int k = 0; k < nw; k++) {
+    double* row = D + (size_t)(nv + k) * ny;
+    for (int u = 0; u < nv; u++) row[u] = -0.5 * dt * hw->dwd_dp[k * nv + u];
+    for (int j = 0; j < nw; j++) row[nv + j] = (k == j ? 1.0 : 0.0) - 0.5 * dt * hw->dwd_dw[k * nw + j];
+    for (int c = 0; c < nc; c++) G[(nv + k) * nc + c] = -hw->dwd_dsd[k * nc + c];
+  }
+  for (int c = 0; c < nc; c++) {
+    for (int u = 0; u < nv; u++) Fy[c * ny + u] = hw->dF_dp[c * nv + u];
+    for (int k = 0; k < nw; k++) Fy[c * ny + nv + k] = hw->dF_dw[c * nw + k];
+  }
+}
+
+// The mechanical block (the formulation's) into tg_S and tg_Js, and the first-order blocks, at
+// the last residual evaluation. Returns dF_cyl/dy: the network's dF_dp without friction states.
+static const double* tangent_blocks(hy_trap* tr, hy_form* f) {
   f->ops->tangent(f, tr->tg_S, tr->tg_Js);
   const int nv = f->m->sizes.nvol;
+  if (f->m->sizes.nfric > 0) {
+    friction_blocks(f->m, tr->h, f->hyd, tr->tg_D, tr->tg_G, tr->tg_Fy);
+    return tr->tg_Fy;
+  }
   if (nv > 0) HY_SIZED(nv, pressure_blocks_n, f->m->sizes.ncyl, tr->h, f->hyd, tr->tg_D, tr->tg_G);
+  return f->hyd->dF_dp;
 }
 
 void hy_trap_tangent(hy_integ* in, hy_form* f, double* J) {
   hy_trap* tr = &in->trap;
-  const int nm = tr->nm, nv = f->m->sizes.nvol, nc = f->m->sizes.ncyl, nx = nm + nv;
+  const int nm = tr->nm, nv = (int)hy_integ_first_order(f->m), nc = f->m->sizes.ncyl, nx = nm + nv;
   const double s = -0.25 * tr->h * tr->h;
-  tangent_blocks(tr, f);
+  const double* Fy = tangent_blocks(tr, f);
   for (int i = 0; i < nm; i++) {
     double* row = J + (size_t)i * nx;
     memcpy(row, tr->tg_S + (size_t)i * nm, sizeof(double) * (size_t)nm);
     for (int w = 0; w < nv; w++) {
       double sum = 0;
-      for (int c = 0; c < nc; c++) sum += tr->tg_Js[c * nm + i] * f->hyd->dF_dp[c * nv + w];
+      for (int c = 0; c < nc; c++) sum += tr->tg_Js[c * nm + i] * Fy[c * nv + w];
       row[nm + w] = s * sum;
     }
   }
@@ -297,15 +331,15 @@ static HY_ALWAYS_INLINE void schur_update_n(int nm, int nc, double s, const doub
 // other.
 hy_status hy_trap_factor(hy_integ* in, hy_form* f, int* sing) {
   hy_trap* tr = &in->trap;
-  const int nm = tr->nm, nv = f->m->sizes.nvol, nc = f->m->sizes.ncyl;
-  tangent_blocks(tr, f);
+  const int nm = tr->nm, nv = (int)hy_integ_first_order(f->m), nc = f->m->sizes.ncyl;
+  const double* Fy = tangent_blocks(tr, f);
   int col = -1;
   if (nv > 0) {
     if (hy_lu_factor(nv, tr->tg_D, tr->tg_Dpiv, &col) != HY_OK) {
       *sing = nm + (col < 0 ? 0 : col);
       return HY_WARN_SINGULAR;
     }
-    HY_SIZED(nv, eliminate_pressures_n, nc, tr, f->hyd->dF_dp);
+    HY_SIZED(nv, eliminate_pressures_n, nc, tr, Fy);
     HY_SIZED(nm, schur_update_n, nc, 0.25 * tr->h * tr->h, tr->tg_K, tr->tg_Js, tr->tg_S);
   }
   if (hy_lu_factor(nm, tr->tg_S, tr->tg_Spiv, &col) != HY_OK) {
@@ -345,7 +379,7 @@ static HY_ALWAYS_INLINE void solve_pressures_last_n(int nv, int nm, int nc, cons
 
 void hy_trap_solve(const hy_integ* in, const hy_form* f, double* b) {
   const hy_trap* tr = &in->trap;
-  const int nm = tr->nm, nv = f->m->sizes.nvol, nc = f->m->sizes.ncyl;
+  const int nm = tr->nm, nv = (int)hy_integ_first_order(f->m), nc = f->m->sizes.ncyl;
   if (nv > 0) HY_SIZED2(nv, nm, solve_pressures_first_n, nc, 0.25 * tr->h * tr->h, tr, b);
   hy_lu_solve(nm, tr->tg_S, tr->tg_Spiv, b);
   if (nv > 0) HY_SIZED2(nv, nm, solve_pressures_last_n, nc, tr, b);
@@ -357,7 +391,7 @@ void hy_trap_abort(hy_integ* in, hy_form* f) {
   const hy_model* m = f->m;
   hy_data* d = f->d;
   hy_trap* tr = &in->trap;
-  const size_t nz = (size_t)m->sizes.nz, nv = (size_t)m->sizes.nvol;
+  const size_t nz = (size_t)m->sizes.nz, nv = hy_integ_first_order(m);
   d->time = tr->t_k;
   memcpy(d->z, tr->z_k, sizeof(double) * nz);
   memcpy(d->zd, tr->zd_k, sizeof(double) * nz);
@@ -393,9 +427,11 @@ static hy_status fd_tangent(hy_integ* in, hy_form* f) {
 }
 
 // x += dx, and the largest correction in units of its segment's tolerance (and which unknown
-// it is; NaN wins)
-static HY_ALWAYS_INLINE void apply_correction(int n, int nmech, double tol_mech, double tol_hyd,
-                                              hy_trap* tr, double* worst_out) {
+// it is; NaN wins). The segments: [0, nmech) mechanical, [nmech, nfirst) pressures, then the
+// friction states.
+static HY_ALWAYS_INLINE void apply_correction(int n, int nmech, int nfirst, double tol_mech,
+                                              double tol_hyd, double tol_fric, hy_trap* tr,
+                                              double* worst_out) {
   const double inv_mech = 1 / tol_mech, inv_hyd = 1 / tol_hyd;
   double* restrict x = tr->x;
   const double* restrict dx = tr->dx;
@@ -409,16 +445,48 @@ static HY_ALWAYS_INLINE void apply_correction(int n, int nmech, double tol_mech,
       at = i;
     }
   }
+  // with friction states (after the pressures) the largest again, each against its own
+  // tolerance: a second pass, so that the loop above stays that of the models without them
+  if (nfirst < n) {
+    const double inv_fric = 1 / tol_fric;
+    worst = 0;
+    for (int i = 0; i < n; i++) {
+      const double a = fabs(dx[i]) * (i < nmech ? inv_mech : (i < nfirst ? inv_hyd : inv_fric));
+      if (!(a <= worst)) {
+        worst = a;
+        at = i;
+      }
+    }
+  }
   tr->worst = at;
   *worst_out = worst;
 }
 
-// Name of the joint or volume behind unknown i, and whether it is a pressure.
-static const char* unknown_name(const hy_trap* tr, const hy_model* m, int i, int* is_pressure) {
-  *is_pressure = i >= tr->nm;
-  if (i >= tr->nm) return m->vol_name + (size_t)(i - tr->nm) * HY_NAME_MAX;
+// The segments of the unknowns, for messages.
+enum { SEG_MECH, SEG_PRESSURE, SEG_FRICTION };
+
+// Name of the joint, volume or cylinder behind unknown i, and its segment.
+static const char* unknown_name(const hy_trap* tr, const hy_model* m, int i, int* seg) {
+  const int nv = m->sizes.nvol;
+  if (i >= tr->nm + nv) {
+    *seg = SEG_FRICTION;
+    const int k = i - tr->nm - nv;
+    int owner = 0;  // the last cylinder whose states start at or before k (offsets increase)
+    for (int c = 0; c < m->sizes.ncyl; c++) {
+      if (m->cyl_fric_w[c] >= 0 && m->cyl_fric_w[c] <= k) owner = c;
+    }
+    return m->frc_name + (size_t)m->cyl_frc[owner] * HY_NAME_MAX;
+  }
+  if (i >= tr->nm) {
+    *seg = SEG_PRESSURE;
+    return m->vol_name + (size_t)(i - tr->nm) * HY_NAME_MAX;
+  }
+  *seg = SEG_MECH;
   return hy_form_coord_name(m, tr->coord ? tr->coord[i] : i);
 }
+
+static const char* const kSegWhat[] = {"coordinate", "pressure", "friction state of cylinder"};
+static const char* const kSegUnit[] = {"rad or m", "Pa", "m or -"};
 
 // Rows scaled to a unit largest entry before the LU of the finite-difference tangent: mechanical
 // and pressure rows differ by many orders of magnitude, which partial pivoting alone does not
@@ -448,6 +516,8 @@ static hy_status newton(hy_integ* in, hy_form* f) {
   const int n = tr->n, nmech = tr->nm;
   const double tol_mech = f->step.tol_pos;
   const double tol_hyd = newton_tolerance(m, m->opt.tol_p, m->opt.error_tol_p);
+  const double tol_fric = newton_tolerance(m, m->opt.tol_fric, m->opt.error_tol_pos);
+  const double tol_seg[] = {tol_mech, tol_hyd, tol_fric};
   const int analytic = m->opt.tangent != HY_TANGENT_FD;
   hy_status st = HY_NEWTON_NOCONV;
   int it = 0;
@@ -462,7 +532,7 @@ static hy_status newton(hy_integ* in, hy_form* f) {
     st = evaluate(in, f, tr->x, tr->f);
     f->skip_derivatives = 0;
     if (st != HY_OK) break;
-    HY_SIZED2(m->sizes.nvol, nmech, newton_rows_n, 0.25 * tr->h * tr->h, 0.5 * tr->h, tr->pd_trap,
+    HY_SIZED2((int)hy_integ_first_order(m), nmech, newton_rows_n, 0.25 * tr->h * tr->h, 0.5 * tr->h, tr->pd_trap,
               d->pd, tr->f, tr->dx, tr->res_seg);
     if (!isfinite(tr->res_seg[0]) || !isfinite(tr->res_seg[1])) {
       st = HY_FAIL(&d->err, HY_ERR_NAN,
@@ -492,10 +562,10 @@ static hy_status newton(hy_integ* in, hy_form* f) {
         fst = hy_lu_factor(n, tr->J, tr->piv, &col);
       }
       if (fst != HY_OK) {
-        int is_p;
+        int seg;
         st =
             HY_FAIL(&d->err, HY_NEWTON_NOCONV, "singular Newton tangent at t = %g s (unknown '%s')",
-                    d->time, unknown_name(tr, m, col < 0 ? 0 : col, &is_p));
+                    d->time, unknown_name(tr, m, col < 0 ? 0 : col, &seg));
         break;
       }
       if (analytic) {
@@ -505,7 +575,8 @@ static hy_status newton(hy_integ* in, hy_form* f) {
       }
     }
     // convergence per segment: every correction below its tolerance (rad or m, Pa)
-    HY_SIZED(n, apply_correction, nmech, tol_mech, tol_hyd, tr, &worst);
+    HY_SIZED(n, apply_correction, nmech, nmech + m->sizes.nvol, tol_mech, tol_hyd, tol_fric, tr,
+             &worst);
     tr->worst_dx = fabs(tr->dx[tr->worst]);
     f->ops->iterated(f);
     if (worst <= 1) {
@@ -514,32 +585,32 @@ static hy_status newton(hy_integ* in, hy_form* f) {
     }
     st = HY_NEWTON_NOCONV;
     if (!isfinite(worst)) {
-      int is_p;
-      const char* name = unknown_name(tr, m, tr->worst, &is_p);
+      int seg;
+      const char* name = unknown_name(tr, m, tr->worst, &seg);
       st = HY_FAIL(&d->err, HY_ERR_NAN,
                    "non-finite Newton correction in step t = %.9g -> %.9g s at iteration %d on %s "
                    "'%s' (residual %.3g of the mechanical rows, %.3g of the pressure rows)",
-                   tr->t_k, d->time, it, is_p ? "pressure" : "coordinate", name, tr->res_seg[0],
+                   tr->t_k, d->time, it, kSegWhat[seg], name, tr->res_seg[0],
                    tr->res_seg[1]);
       break;
     }
   }
   tr->iter = it;
   if (st == HY_NEWTON_NOCONV && d->err.code != st) {
-    int is_p;
-    const char* name = unknown_name(tr, m, tr->worst, &is_p);
+    int seg;
+    const char* name = unknown_name(tr, m, tr->worst, &seg);
     char res[96];
     if (m->sizes.nvol > 0) {
-      snprintf(res, sizeof res, "%.3g (mechanical rows) and %.3g (pressure rows)", tr->res_seg[0],
-               tr->res_seg[1]);
+      snprintf(res, sizeof res, "%.3g (mechanical rows) and %.3g (pressure%s rows)",
+               tr->res_seg[0], tr->res_seg[1], m->sizes.nfric > 0 ? " and friction" : "");
     } else {
       snprintf(res, sizeof res, "%.3g", tr->res_seg[0]);
     }
     HY_FAIL(&d->err, st,
             "Newton-Raphson did not converge in step t = %.9g -> %.9g s after %d iterations: "
             "residual %s, largest correction %.3g %s (tolerance %.3g) on %s '%s'",
-            tr->t_k, d->time, it, res, tr->worst_dx, is_p ? "Pa" : "rad or m",
-            is_p ? tol_hyd : tol_mech, is_p ? "pressure" : "coordinate", name);
+            tr->t_k, d->time, it, res, tr->worst_dx, kSegUnit[seg], tol_seg[seg], kSegWhat[seg],
+            name);
   }
   return st;
 }
@@ -550,13 +621,17 @@ static hy_status newton(hy_integ* in, hy_form* f) {
 // local error is -h^3/12 z''': the error is a third of the difference. For the pressures the
 // predictor extrapolates the rate with steps h_prev and h (ratio r = h / h_prev), error
 // h^3 p''' (1/6 + 1/(4 r)): the error is r / (3 (r + 1)) of the difference (1/6 at r = 1).
+// The friction states have the pressures' predictor and the coordinates' tolerance (m).
 static double local_error(const hy_trap* tr, const hy_model* m) {
   double e = 0;
   const double wz = 1 / (3 * m->opt.error_tol_pos);
   for (int c = 0; c < tr->nm; c++) e = fmax(e, fabs(tr->x[c] - tr->x_pred[c]) * wz);
   const double r = tr->h_prev > 0 ? tr->h / tr->h_prev : 1;
   const double wp = r / (3 * (r + 1)) / m->opt.error_tol_p;
-  for (int i = tr->nm; i < tr->n; i++) e = fmax(e, fabs(tr->x[i] - tr->x_pred[i]) * wp);
+  const int np = tr->nm + m->sizes.nvol;
+  for (int i = tr->nm; i < np; i++) e = fmax(e, fabs(tr->x[i] - tr->x_pred[i]) * wp);
+  const double ww = r / (3 * (r + 1)) / m->opt.error_tol_pos;
+  for (int i = np; i < tr->n; i++) e = fmax(e, fabs(tr->x[i] - tr->x_pred[i]) * ww);
   return e;
 }
 
@@ -582,7 +657,8 @@ hy_status hy_trap_step(hy_integ* in, hy_form* f, double h, double t_end, double*
     } else {
       HY_SIZED(tr->nm, set_mech_n, tr, (const int*)NULL, tr->x, d, tr->dxm);
     }
-    HY_SIZED(m->sizes.nvol, set_pressures_n, tr->c1, tr->x + tr->nm, tr->hat_pd, d->p, tr->pd_trap);
+    HY_SIZED((int)hy_integ_first_order(m), set_pressures_n, tr->c1, tr->x + tr->nm, tr->hat_pd,
+             d->p, tr->pd_trap);
     st = f->ops->accept(f, tr->dxm);
   }
   if (st != HY_OK) {
@@ -592,7 +668,7 @@ hy_status hy_trap_step(hy_integ* in, hy_form* f, double h, double t_end, double*
     return st;
   }
   // the pressure rates of the trapezoidal relation carry the history to the next step
-  HY_COPY(m->sizes.nvol, d->pd, tr->pd_trap);
+  HY_COPY((int)hy_integ_first_order(m), d->pd, tr->pd_trap);
   tr->h_prev = h;
   return HY_OK;
 }

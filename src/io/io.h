@@ -3,6 +3,8 @@
 #ifndef HYDYN_SRC_IO_IO_H_
 #define HYDYN_SRC_IO_IO_H_
 
+#include <stdio.h>
+
 #include "hydyn/model.h"
 #include "hydyn/sim.h"
 #include "hydyn/types.h"
@@ -44,5 +46,16 @@ hy_status hy_csv_write(hy_csv* c, const hy_model* m, const hy_data* d, hy_error*
 // Flushes and closes the file and frees the recorder (NULL is a no-op). Returns HY_ERR_IO when
 // an earlier write, the flush or the close failed.
 hy_status hy_csv_close(hy_csv* c);
+
+//----- friction parameters ---------------------------------------------------------------------
+
+// A seal friction law and its parameters from the text of a YAML mapping, with the keys of a
+// cylinder's `friction:` (docs/model-format.md), e.g. "{law: lugre, coulomb: 210, ...}": what
+// `hydyn friction` reads from its command line. Their ranges are hy_model_check's. Returns
+// HY_ERR_PARSE or HY_ERR_MODEL with the reason in err (nullable).
+hy_status hy_io_friction_text(const char* text, hy_friction_def* out, hy_error* err);
+
+// The parameters law p->law reads, one line each: "  key  value unit  what it is".
+void hy_io_friction_write(FILE* fp, const hy_friction_def* p);
 
 #endif  // HYDYN_SRC_IO_IO_H_

@@ -19,6 +19,7 @@ struct hy_csv {
   int nvol;        // hydraulic volumes (one pressure column each)
   int nvlv;        // directional valves (one spool column each)
   int ncyl;        // cylinders (three columns each, then the three work columns)
+  int nfric;       // cylinders with seal friction (rate and F_mu columns, their states', D_fric)
   long unflushed;  // rows written since the last flush
   int failed;      // a write failed: reported again at close
 };
@@ -87,6 +88,27 @@ static int write_header(FILE* fp, const hy_model* m, const hy_csv* c) {
     }
   }
   if (c->ncyl > 0 && fputs(",W_act[J],D_visc[J],W_damp[J]", fp) == EOF) return -1;
+  // seal friction, after the columns of models without it so that theirs keep their places:
+  // per cylinder with friction its rate and F_mu, then its internal states, then D_fric
+  for (int pass = 0; pass < 2 && c->nfric > 0; pass++) {
+    for (int k = 0; k < c->ncyl; k++) {
+      if (m->cyl_fric[k].law == HY_FRICTION_NONE) continue;
+      if (fputc(',', fp) == EOF) return -1;
+      if (put_field(fp, pass == 0 ? "rate:" : "F_mu:", cyl_name(m, k), pass == 0 ? "m/s" : "N")) {
+        return -1;
+      }
+    }
+  }
+  for (int k = 0; k < c->ncyl && c->nfric > 0; k++) {
+    const hy_friction_law law = m->cyl_fric[k].law;
+    for (int s = 0; s < hy_friction_nstates(law); s++) {
+      char prefix[8];
+      snprintf(prefix, sizeof prefix, "%s:", hy_friction_state_name(law, s));
+      if (fputc(',', fp) == EOF) return -1;
+      if (put_field(fp, prefix, cyl_name(m, k), hy_friction_state_unit(law, s))) return -1;
+    }
+  }
+  if (c->nfric > 0 && fputs(",D_fric[J]", fp) == EOF) return -1;
   // per-step statistics last, so that the columns before them keep their places
   if (c->iter && fputs(",residual,step_wall[s]", fp) == EOF) return -1;
   return fputc('\n', fp) == EOF ? -1 : 0;
@@ -117,6 +139,7 @@ hy_status hy_csv_open(const char* path, const hy_model* m, const hy_data* d, hy_
   c->nvol = m->sizes.nvol;
   c->nvlv = m->sizes.nvlv;
   c->ncyl = m->sizes.ncyl;
+  for (int k = 0; k < c->ncyl; k++) c->nfric += m->cyl_fric[k].law != HY_FRICTION_NONE;
   // The header is flushed at once so that even a run failing at its first step leaves a file
   // that says what it would have held.
   if (write_header(c->fp, m, c) || fflush(c->fp) == EOF) {
@@ -142,9 +165,11 @@ static int nonfinite(const double* v, int n) {
 static const char* nonfinite_column(const hy_csv* c, const hy_model* m, const hy_data* d,
                                     int* index) {
   const double scalars[] = {d->time,      d->energy_kin, d->energy_pot, d->work_ext,
-                            d->violation, d->work_hyd,   d->diss_visc,  d->work_damp};
+                            d->violation, d->work_hyd,   d->diss_visc,  d->work_damp,
+                            d->diss_fric};
   static const char* const names[] = {"time",      "E_kin",    "E_pot",     "W_ext",
-                                      "violation", "work_hyd", "diss_visc", "work_damp"};
+                                      "violation", "work_hyd", "diss_visc", "work_damp",
+                                      "diss_fric"};
   *index = -1;
   for (size_t k = 0; k < sizeof scalars / sizeof scalars[0]; k++) {
     if (!isfinite(scalars[k])) return names[k];
@@ -157,7 +182,8 @@ static const char* nonfinite_column(const hy_csv* c, const hy_model* m, const hy
                 {"F", d->frc_force, c->nfrc}, {"len", d->frc_len, c->nfrc},
                 {"p", d->p, c->nvol},         {"U", d->U, c->nvlv},
                 {"F_hyd", d->cyl_F_hyd, c->ncyl}, {"len_a", d->cyl_len_a, c->ncyl},
-                {"len_b", d->cyl_len_b, c->ncyl}};
+                {"len_b", d->cyl_len_b, c->ncyl}, {"F_mu", d->cyl_F_fric, c->ncyl},
+                {"w", d->w, m->sizes.nfric}};
   (void)m;
   for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
     *index = nonfinite(arrays[k].v, arrays[k].n);
@@ -209,11 +235,19 @@ hy_status hy_csv_write(hy_csv* c, const hy_model* m, const hy_data* d, hy_error*
     for (int k = 0; k < c->ncyl && !bad; k++) bad = fprintf(fp, ",%.17g", v[k]) < 0;
   }
   if (!bad && c->ncyl > 0) {
-    // W_act: the cylinders' work on the mechanism (pressure forces - viscous dissipation + end
-    // dampers), the quantity `hydyn run` quotes the energy drift against
-    bad = fprintf(fp, ",%.17g,%.17g,%.17g", d->work_hyd - d->diss_visc + d->work_damp, d->diss_visc,
-                  d->work_damp) < 0;
+    // W_act: the cylinders' work on the mechanism (hy_actuator_work), the quantity `hydyn run`
+    // quotes the energy drift against
+    bad = fprintf(fp, ",%.17g,%.17g,%.17g", hy_actuator_work(d), d->diss_visc, d->work_damp) < 0;
   }
+  for (int pass = 0; pass < 2 && c->nfric > 0 && !bad; pass++) {
+    for (int k = 0; k < c->ncyl && !bad; k++) {
+      if (m->cyl_fric[k].law == HY_FRICTION_NONE) continue;
+      const double v = pass == 0 ? d->frc_rate[m->cyl_frc[k]] : d->cyl_F_fric[k];
+      bad = fprintf(fp, ",%.17g", v) < 0;
+    }
+  }
+  for (int k = 0; k < m->sizes.nfric && !bad; k++) bad = fprintf(fp, ",%.17g", d->w[k]) < 0;
+  if (c->nfric > 0 && !bad) bad = fprintf(fp, ",%.17g", d->diss_fric) < 0;
   if (!bad && c->iter) {
     bad = fprintf(fp, ",%.6g,%.6g", d->stats.res_last, d->stats.wall_last) < 0;
   }

@@ -36,6 +36,7 @@ static const char* const kSolverKeys[] = {"integrator",
                                           "max_iterations",
                                           "partition_rcond",
                                           "tol_pressure",
+                                          "tol_friction",
                                           "reuse_tangent",
                                           "strict_steps",
                                           "max_cuts",
@@ -106,6 +107,9 @@ static hy_status load_solver(hy_io_loader* ld, const hy_io_node* root, hy_option
   if (given(n, "tol_pressure", HY_OPT_TOL_P, src)) {
     HY_TRY(hy_io_get_number(ld, w, HY_IO_KEY(n, "tol_pressure"), &opt->tol_p));
   }
+  if (given(n, "tol_friction", HY_OPT_TOL_FRIC, src)) {
+    HY_TRY(hy_io_get_number(ld, w, HY_IO_KEY(n, "tol_friction"), &opt->tol_fric));
+  }
   if (given(n, "max_iterations", HY_OPT_MAX_ITER, src)) {
     HY_TRY(hy_io_get_count(ld, w, HY_IO_KEY(n, "max_iterations"), &opt->max_iter));
   }
@@ -137,13 +141,15 @@ static hy_status load_solver(hy_io_loader* ld, const hy_io_node* root, hy_option
   return HY_OK;
 }
 
-// Sections that later features will fill; named here so a file using them gets a clear answer
-// instead of "unknown key".
+// Top-level keys a user may well write in the wrong place; named here so a file using them gets
+// a clear answer instead of "unknown key".
 static const struct {
   const char* key;
-  const char* arrives;
-} kReserved[] = {
-    {"friction", "arrives with the seal friction models"},
+  const char* answer;
+} kMisplaced[] = {
+    {"friction",
+     "is not a top-level key: seal friction belongs to a cylinder, as the 'friction:' mapping "
+     "of a cylinder under hydraulics (docs/friction.md)"},
 };
 
 // The model name when the file gives none: the file name without folder and extension.
@@ -178,10 +184,10 @@ static hy_status load_root(hy_io_loader* ld, const hy_io_node* root) {
   }
   for (int i = 0; i < root->nkid; i += 2) {
     const hy_io_node* k = root->kid[i];
-    for (size_t r = 0; k->kind == HY_IO_SCALAR && r < sizeof kReserved / sizeof kReserved[0]; r++) {
-      if (strcmp(k->text, kReserved[r].key) == 0) {
-        return HY_IO_FAIL_AT(ld, k, "not supported yet: '%s' %s", kReserved[r].key,
-                             kReserved[r].arrives);
+    for (size_t r = 0; k->kind == HY_IO_SCALAR && r < sizeof kMisplaced / sizeof kMisplaced[0];
+         r++) {
+      if (strcmp(k->text, kMisplaced[r].key) == 0) {
+        return HY_IO_FAIL_AT(ld, k, "'%s' %s", kMisplaced[r].key, kMisplaced[r].answer);
       }
     }
     // the solver's keys are the likeliest to be written at the top level by mistake

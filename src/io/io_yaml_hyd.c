@@ -1,10 +1,13 @@
 // Hydraulic circuits of a model file: oil, volumes, sources, throttles, directional, check and
 // relief valves and cylinders (docs/hydraulics.md).
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "core/core.h"
+#include "io/io.h"
+#include "hydyn/names.h"
 #include "io/io_yaml.h"
 
 //----- hydraulics ----------------------------------------------------------------------------
@@ -276,12 +279,141 @@ static hy_status one_of(hy_io_loader* ld, const hy_io_item* it, const hy_io_node
   return has_a ? opt_number(ld, it, n, a, out) : opt_positive(ld, it, n, b, 0, ub, out);
 }
 
+//----- seal friction ---------------------------------------------------------------------------
+
+// The keys of a `friction:` mapping, the field each fills and the laws that read it (bit k for
+// hy_friction_law k) and need it. A key the law does not read is refused, so a parameter meant
+// for another law never goes unnoticed.
+#define LAW(k) (1u << (k))
+#define STATIC3 (LAW(HY_FRICTION_BENGISU_AKAY) | LAW(HY_FRICTION_BROWN_MCPHEE))
+#define BRISTLES (LAW(HY_FRICTION_LUGRE) | LAW(HY_FRICTION_LUGRE_FILM))
+#define ALL_LAWS (LAW(HY_FRICTION_COULOMB) | STATIC3 | BRISTLES)
+typedef struct friction_key {
+  const char* key;
+  size_t offset;   // of the double in hy_friction_def (viscous_tanh4: an int, read as a flag)
+  unsigned reads;  // laws that read it
+  unsigned needs;  // laws that require it
+  const char* unit;
+  const char* what;  // for listings
+} friction_key;
+
+static const friction_key kFrictionKeys[] = {
+    {"coulomb", offsetof(hy_friction_def, coulomb), ALL_LAWS, ALL_LAWS, "N", "Coulomb force F_c"},
+    {"stiction", offsetof(hy_friction_def, stiction), STATIC3 | BRISTLES, STATIC3 | BRISTLES, "N",
+     "static (break-away) force F_s"},
+    {"stribeck_velocity", offsetof(hy_friction_def, stribeck_velocity), STATIC3 | BRISTLES,
+     STATIC3 | BRISTLES, "m/s", "Stribeck velocity v_s"},
+    {"viscous", offsetof(hy_friction_def, viscous), ALL_LAWS, 0, "N s/m",
+     "viscous coefficient sigma2"},
+    {"tanh_velocity", offsetof(hy_friction_def, tanh_velocity), LAW(HY_FRICTION_COULOMB),
+     LAW(HY_FRICTION_COULOMB), "m/s", "v_t of tanh(v/v_t)"},
+    {"decay", offsetof(hy_friction_def, decay), LAW(HY_FRICTION_BENGISU_AKAY),
+     LAW(HY_FRICTION_BENGISU_AKAY), "s/m", "decay xi above v_s"},
+    {"viscous_tanh4", offsetof(hy_friction_def, viscous_tanh4), LAW(HY_FRICTION_BROWN_MCPHEE), 0,
+     "true or false", "viscous term sigma2 v tanh(4) (seed 002) or sigma2 v (seed 003)"},
+    {"stiffness", offsetof(hy_friction_def, stiffness), BRISTLES, BRISTLES, "N/m",
+     "bristle stiffness sigma0"},
+    {"damping", offsetof(hy_friction_def, damping), BRISTLES, 0, "N s/m", "bristle damping sigma1"},
+    {"damping_velocity", offsetof(hy_friction_def, damping_velocity), BRISTLES, 0, "m/s",
+     "v_d of sigma1 exp(-(v/v_d)^2), 0 = constant"},
+    {"exponent", offsetof(hy_friction_def, exponent), BRISTLES, 0, "-",
+     "exponent n of the Stribeck curve"},
+    {"tau_accel", offsetof(hy_friction_def, tau_accel), LAW(HY_FRICTION_LUGRE_FILM),
+     LAW(HY_FRICTION_LUGRE_FILM), "s", "film time constant tau_hp, accelerating"},
+    {"tau_decel", offsetof(hy_friction_def, tau_decel), LAW(HY_FRICTION_LUGRE_FILM),
+     LAW(HY_FRICTION_LUGRE_FILM), "s", "film time constant tau_hn, decelerating"},
+    {"tau_dwell", offsetof(hy_friction_def, tau_dwell), LAW(HY_FRICTION_LUGRE_FILM),
+     LAW(HY_FRICTION_LUGRE_FILM), "s", "film time constant tau_h0, at rest"},
+    {"film_velocity", offsetof(hy_friction_def, film_velocity), LAW(HY_FRICTION_LUGRE_FILM),
+     LAW(HY_FRICTION_LUGRE_FILM), "m/s", "velocity v_b of the thickest film"},
+    {"smoothing", offsetof(hy_friction_def, smoothing), LAW(HY_FRICTION_LUGRE_FILM), 0, "m/s",
+     "width of the smoothed |v|"},
+    {"pressure_coefficient", offsetof(hy_friction_def, pressure_coefficient), ALL_LAWS, 0, "-",
+     "added Coulomb force per N of normal load"},
+};
+#define NFRICTION_KEYS (sizeof kFrictionKeys / sizeof kFrictionKeys[0])
+
+// A `friction:` mapping (n) of element `it` into *out.
+static hy_status load_friction(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
+                               hy_friction_def* out) {
+  static const char* const yes_no[] = {"false", "true", NULL};
+  const char* keys[NFRICTION_KEYS + 2];
+  keys[0] = "law";
+  for (size_t k = 0; k < NFRICTION_KEYS; k++) keys[k + 1] = kFrictionKeys[k].key;
+  keys[NFRICTION_KEYS + 1] = NULL;
+  HY_TRY(hy_io_check_keys(ld, n, keys, it->what));
+  const char* laws[HY_FRICTION_COUNT + 1];
+  for (int k = 0; k < HY_FRICTION_COUNT; k++) laws[k] = hy_friction_law_name((hy_friction_law)k);
+  laws[HY_FRICTION_COUNT] = NULL;
+  int law;
+  HY_TRY(hy_io_require_enum(ld, it, n, "law", "the friction law", laws, &law));
+  *out = hy_friction_def_default();
+  out->law = (hy_friction_law)law;
+  for (size_t k = 0; k < NFRICTION_KEYS; k++) {
+    const friction_key* fk = &kFrictionKeys[k];
+    const hy_io_node* v = hy_io_map_val(n, fk->key);
+    if (!v) {
+      if (!(fk->needs & LAW(law))) continue;
+      char expect[96];
+      snprintf(expect, sizeof expect, "a number, %s (law %s)", fk->unit, laws[law]);
+      return hy_io_require(ld, it, n, fk->key, expect);
+    }
+    if (!(fk->reads & LAW(law))) {
+      return HY_IO_FAIL_AT(ld, hy_io_map_key(n, fk->key),
+                           "%s: '%s' is not a parameter of friction law '%s' (docs/friction.md "
+                           "lists each law's parameters)",
+                           it->where, fk->key, laws[law]);
+    }
+    char* field = (char*)out + fk->offset;
+    if (strcmp(fk->key, "viscous_tanh4") == 0) {
+      HY_TRY(hy_io_get_enum(ld, it->where, HY_IO_KEY(n, fk->key), yes_no, (int*)(void*)field));
+    } else {
+      HY_TRY(hy_io_get_number(ld, it->where, HY_IO_KEY(n, fk->key), (double*)(void*)field));
+    }
+  }
+  return HY_OK;
+}
+
+void hy_io_friction_write(FILE* fp, const hy_friction_def* p) {
+  for (size_t k = 0; k < NFRICTION_KEYS; k++) {
+    const friction_key* fk = &kFrictionKeys[k];
+    if (!(fk->reads & LAW(p->law))) continue;
+    const char* field = (const char*)p + fk->offset;
+    char v[64];
+    if (strcmp(fk->key, "viscous_tanh4") == 0) {
+      snprintf(v, sizeof v, "%s", *(const int*)(const void*)field ? "true" : "false");
+    } else {
+      snprintf(v, sizeof v, "%.6g %s", *(const double*)(const void*)field, fk->unit);
+    }
+    fprintf(fp, "  %-21s %-14s %s\n", fk->key, v, fk->what);
+  }
+}
+
+hy_status hy_io_friction_text(const char* text, hy_friction_def* out, hy_error* err) {
+  hy_io_loader ld = {.path = "(friction parameters)", .err = err};
+  hy_io_node* root = NULL;
+  HY_TRY(hy_io_build_tree(&ld, text, strlen(text), &root));
+  hy_status st;
+  if (!root || root->kind != HY_IO_MAP) {
+    st = HY_FAIL(err, HY_ERR_PARSE, "friction parameters: expected a mapping such as "
+                 "'{law: lugre, coulomb: 210, ...}'");
+  } else {
+    hy_io_item it;
+    snprintf(it.where, sizeof it.where, "friction");
+    snprintf(it.what, sizeof it.what, "the friction parameters");
+    st = load_friction(&ld, &it, root, out);
+  }
+  hy_io_node_free(root);
+  return st;
+}
+
 static hy_status load_cylinders(hy_io_loader* ld, const hy_io_item* cit, const hy_io_node* cn) {
   static const char* const keys[] = {
       "name",         "marker_a",   "marker_b",        "chamber_a",
       "chamber_b",    "area_a",     "piston_diameter", "area_b",
       "rod_diameter", "stroke",     "dead_length",     "bulk_modulus",
-      "viscous",      "end_damper", "initial",         NULL};
+      "viscous",      "end_damper", "initial",         "friction",
+      NULL};
   static const char* const damper_keys[] = {"k", "c", "length", NULL};
   static const char* const inits[] = {"given", "equilibrium", NULL};
   const double quarter_pi = 0.25 * 3.14159265358979323846;
@@ -347,6 +479,20 @@ static hy_status load_cylinders(hy_io_loader* ld, const hy_io_item* cit, const h
       int k;
       HY_TRY(hy_io_get_enum(ld, it.where, HY_IO_KEY(n, "initial"), inits, &k));
       d.init = k == 1 ? HY_CYL_INIT_EQUILIBRIUM : HY_CYL_INIT_GIVEN;
+    }
+    const hy_io_node* friction = hy_io_map_val(n, "friction");
+    if (friction) {
+      if (friction->kind != HY_IO_MAP) {
+        char got[96];
+        return HY_IO_FAIL_AT(ld, hy_io_place(friction, hy_io_map_key(n, "friction")),
+                             "%s: friction: expected a mapping with 'law' and the law's "
+                             "parameters (docs/friction.md); got %s",
+                             it.where, hy_io_describe(friction, got, sizeof got));
+      }
+      hy_io_item fit = sub_item(&it, "friction");
+      int w = snprintf(fit.what, sizeof fit.what, "'friction' of %.140s", it.what);
+      if (w < 0) fit.what[0] = 0;
+      HY_TRY(load_friction(ld, &fit, friction, &d.friction));
     }
     if (hy_spec_add_cylinder(ld->spec, &d) != HY_OK) return add_failed(ld, "cylinder", d.name);
   }

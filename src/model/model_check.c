@@ -64,6 +64,14 @@ static const range kTime = {0, INFINITY, 1, 0, "s"};
 static const range kVoltage = {-HY_MAX_VOLTAGE, HY_MAX_VOLTAGE, 0, 0, "V"};
 static const range kDamping = {0, HY_MAX_COEFFICIENT, 0, 0, "N s/m"};
 static const range kStiffness = {0, HY_MAX_COEFFICIENT, 0, 0, "N/m"};
+static const range kForceNonneg = {0, HY_MAX_FORCE, 0, 0, "N"};
+static const range kForcePos = {0, HY_MAX_FORCE, 1, 0, "N"};
+static const range kVelocityPos = {0, HY_MAX_RATE, 1, 0, "m/s"};
+static const range kVelocityNonneg = {0, HY_MAX_RATE, 0, 0, "m/s"};
+static const range kDecay = {0, HY_MAX_COEFFICIENT, 0, 0, "s/m"};
+static const range kStiffnessPos = {0, HY_MAX_COEFFICIENT, 1, 0, "N/m"};
+static const range kExponent = {0, 100, 1, 0, "-"};
+static const range kFraction = {0, 1, 0, 0, "-"};
 static const range kInertia = {-HY_MAX_INERTIA, HY_MAX_INERTIA, 0, 0, "kg m^2"};
 
 static int in_range(double x, const range* r) {
@@ -495,6 +503,54 @@ static hy_status check_valves(const checker* c) {
   return HY_OK;
 }
 
+// The parameters a cylinder's friction law reads (docs/friction.md); the others are not looked
+// at. The bristle laws divide by g(v) >= min(F_c, F_s), so both must be positive there, and the
+// film law needs F_s > F_c for a film that thins the Stribeck term (Eq. 33).
+static hy_status check_friction(const checker* c, hy_srcpos pos, const char* elem,
+                                const hy_friction_def* f) {
+  const hy_friction_law law = f->law;
+  if ((int)law < 0 || law >= HY_FRICTION_COUNT) {
+    return fail(c, pos, "%s: unknown friction law %d", elem, (int)law);
+  }
+  if (law == HY_FRICTION_NONE) return HY_OK;
+  char e[128];
+  snprintf(e, sizeof e, "%s%sfriction", elem, elem[0] ? ": " : "");
+  const int bristles = law == HY_FRICTION_LUGRE || law == HY_FRICTION_LUGRE_FILM;
+  HY_TRY(check_num(c, pos, e, "coulomb", f->coulomb, bristles ? &kForcePos : &kForceNonneg));
+  HY_TRY(check_num(c, pos, e, "viscous", f->viscous, &kDamping));
+  HY_TRY(check_num(c, pos, e, "pressure_coefficient", f->pressure_coefficient, &kFraction));
+  if (law == HY_FRICTION_COULOMB) {
+    return check_num(c, pos, e, "tanh_velocity", f->tanh_velocity, &kVelocityPos);
+  }
+  HY_TRY(check_num(c, pos, e, "stiction", f->stiction, bristles ? &kForcePos : &kForceNonneg));
+  HY_TRY(check_num(c, pos, e, "stribeck_velocity", f->stribeck_velocity, &kVelocityPos));
+  if (law == HY_FRICTION_BENGISU_AKAY) return check_num(c, pos, e, "decay", f->decay, &kDecay);
+  if (law == HY_FRICTION_BROWN_MCPHEE) return HY_OK;
+  HY_TRY(check_num(c, pos, e, "stiffness", f->stiffness, &kStiffnessPos));
+  HY_TRY(check_num(c, pos, e, "damping", f->damping, &kDamping));
+  HY_TRY(check_num(c, pos, e, "damping_velocity", f->damping_velocity, &kVelocityNonneg));
+  HY_TRY(check_num(c, pos, e, "exponent", f->exponent, &kExponent));
+  if (law == HY_FRICTION_LUGRE) return HY_OK;
+  if (!(f->stiction > f->coulomb)) {
+    return fail(c, pos, "%s: stiction (%g N) must exceed coulomb (%g N): the film law's steady film "
+                "(1 - F_c/F_s) (|v|/v_b)^(2/3) needs F_s > F_c",
+                e, f->stiction, f->coulomb);
+  }
+  HY_TRY(check_num(c, pos, e, "tau_accel", f->tau_accel, &kTime));
+  HY_TRY(check_num(c, pos, e, "tau_decel", f->tau_decel, &kTime));
+  HY_TRY(check_num(c, pos, e, "tau_dwell", f->tau_dwell, &kTime));
+  HY_TRY(check_num(c, pos, e, "film_velocity", f->film_velocity, &kVelocityPos));
+  return check_num(c, pos, e, "smoothing", f->smoothing, &kVelocityPos);
+}
+
+hy_status hy_friction_check(const hy_friction_def* f, hy_error* err) {
+  if (!f) return HY_FAIL(err, HY_ERR_ARG, "hy_friction_check: NULL argument");
+  static const hy_model no_model;  // no path: the message carries no file position
+  const checker c = {&no_model, err};
+  const hy_srcpos nowhere = {0, 0};
+  return check_friction(&c, nowhere, "", f);
+}
+
 static hy_status check_cylinders(const checker* c) {
   const hy_model* m = c->m;
   for (int i = 0; i < m->sizes.ncyl; i++) {
@@ -518,6 +574,7 @@ static hy_status check_cylinders(const checker* c) {
     if (init != HY_CYL_INIT_GIVEN && init != HY_CYL_INIT_EQUILIBRIUM) {
       return fail(c, pos, "%s: unknown initial-state rule %d", elem, init);
     }
+    HY_TRY(check_friction(c, pos, elem, &m->cyl_fric[i]));
     const int a = m->cyl_vol_a[i];
     if (init == HY_CYL_INIT_EQUILIBRIUM && !isnan(m->vol_p0[a])) {
       return fail(c, pos,
@@ -572,6 +629,8 @@ static hy_status check_options(const checker* c) {
   HY_TRY(check_num(c, OPT_POS(HY_OPT_TOL_POS, tol_pos), "solver", "tol_position", o->tol_pos,
                    &pos_tol));
   HY_TRY(check_num(c, OPT_POS(HY_OPT_TOL_P, tol_p), "solver", "tol_pressure", o->tol_p, &p_tol));
+  HY_TRY(check_num(c, OPT_POS(HY_OPT_TOL_FRIC, tol_fric), "solver", "tol_friction", o->tol_fric,
+                   &pos_tol));
   HY_TRY(check_int(c, OPT_POS(HY_OPT_MAX_ITER, max_iter), "solver", "max_iterations", o->max_iter,
                    1, HY_MAX_ITERATIONS));
   HY_TRY(check_flag(c, OPT_POS(HY_OPT_REUSE_TANGENT, reuse_tangent), "reuse_tangent",

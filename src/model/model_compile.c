@@ -738,7 +738,15 @@ static void fill_hyd(const hy_spec* s, hy_model* m) {
     m->cyl_cd[i] = c->damper_c;
     m->cyl_ld[i] = c->damper_length;
     m->cyl_init[i] = c->init;
+    m->cyl_fric[i] = c->friction;
     m->cyl_src[i] = c->pos;
+  }
+  // the friction states follow each other in cylinder order
+  int w = 0;
+  for (int i = 0; i < s->ncylinder; i++) {
+    const int n = hy_friction_nstates(s->cylinders[i].friction.law);
+    m->cyl_fric_w[i] = n > 0 ? w : -1;
+    w += n;
   }
 }
 
@@ -989,6 +997,8 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
   // the model as given; neq follows from planarity, which needs the checked axes
   int nsigpt = 0;
   for (int k = 0; k < s->nsignal; k++) nsigpt += s->signals[k].npoint;
+  int nfric = 0;
+  for (int k = 0; k < s->ncylinder; k++) nfric += hy_friction_nstates(s->cylinders[k].friction.law);
   hy_sizes sz = {.nbody = nb,
                  .nz = nb,
                  .nmrk = s->nmarker,
@@ -1004,7 +1014,8 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
                  .norf = s->nthrottle,
                  .nvlv = s->nvalve,
                  .npvl = s->npvalve,
-                 .ncyl = s->ncylinder};
+                 .ncyl = s->ncylinder,
+                 .nfric = nfric};
   status = hy_model_alloc(&sz, &m);
   if (status != HY_OK) {
     HY_FAIL(err, status, "out of memory compiling the model");

@@ -111,10 +111,39 @@ hy_relief_valve_def hy_relief_valve_def_default(void) {
   return d;
 }
 
+hy_friction_def hy_friction_def_default(void) {
+  hy_friction_def d;
+  memset(&d, 0, sizeof d);
+  d.law = HY_FRICTION_NONE;
+  d.viscous_tanh4 = 1;  // seed 002 Eq. 24, the paper whose laws these are
+  d.exponent = 2;       // the Gaussian Stribeck curve of the original LuGre paper
+  d.smoothing = 1e-5;   // m/s (docs/friction.md, "Smoothing")
+  return d;
+}
+
+int hy_friction_nstates(hy_friction_law law) {
+  switch (law) {
+    case HY_FRICTION_LUGRE: return 1;
+    case HY_FRICTION_LUGRE_FILM: return 2;
+    default: return 0;
+  }
+}
+
+const char* hy_friction_state_name(hy_friction_law law, int k) {
+  if (k < 0 || k >= hy_friction_nstates(law)) return "";
+  return k == 0 ? "q" : "h";
+}
+
+const char* hy_friction_state_unit(hy_friction_law law, int k) {
+  if (k < 0 || k >= hy_friction_nstates(law)) return "";
+  return k == 0 ? "m" : "-";
+}
+
 hy_cylinder_def hy_cylinder_def_default(void) {
   hy_cylinder_def d;
   memset(&d, 0, sizeof d);
   d.init = HY_CYL_INIT_GIVEN;
+  d.friction = hy_friction_def_default();
   return d;
 }
 

@@ -15,6 +15,7 @@ static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator in
   const size_t nz = (size_t)sz->nz, nb = (size_t)sz->nbody, nm = (size_t)sz->nmrk;
   const size_t neq = (size_t)sz->neq, nf = (size_t)sz->nfrc;
   const size_t nv = (size_t)sz->nvol, nvl = (size_t)sz->nvlv, nc = (size_t)sz->ncyl;
+  const size_t nw = (size_t)sz->nfric;
   size_t at = 0;
 #define TAKE(field, bytes) HY_LAYOUT_TAKE(base, at, field, bytes)
   TAKE(d->z, hy_doubles(nz));
@@ -40,8 +41,13 @@ static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator in
   TAKE(d->frc_rate, hy_doubles(nf));
   TAKE(d->frc_dir, hy_doubles(3 * nf));
   TAKE(d->frc_static, hy_doubles(nf));
-  TAKE(d->p, hy_doubles(nv));
-  TAKE(d->pd, hy_doubles(nv));
+  // the friction states follow the pressures, and their rates the pressure rates (hy_data)
+  TAKE(d->p, hy_doubles(nv + nw));
+  TAKE(d->pd, hy_doubles(nv + nw));
+  if (base) {
+    d->w = d->p + nv;
+    d->wd = d->pd + nv;
+  }
   TAKE(d->U, hy_doubles(nvl));
   TAKE(d->Ud, hy_doubles(nvl));
   TAKE(d->vol_V, hy_doubles(nv));
@@ -54,6 +60,7 @@ static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator in
   TAKE(d->cyl_F_hyd, hy_doubles(nc));
   TAKE(d->cyl_F_visc, hy_doubles(nc));
   TAKE(d->cyl_F_damp, hy_doubles(nc));
+  TAKE(d->cyl_F_fric, hy_doubles(nc));
   TAKE(d->part, hy_ints(nz));
 #undef TAKE
   if (base) hy_mech_work_bind(m, &w->mech, (double*)(base + at));
@@ -79,7 +86,7 @@ static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator in
 
 static int sizes_safe(const hy_sizes* s) {
   const int v[] = {s->nbody, s->nz, s->nmrk, s->neq, s->nfrc, s->nvol, s->ncyl, s->nvlv,
-                   s->norf, s->npvl};
+                   s->norf, s->npvl, s->nfric};
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
     if (v[i] < 0 || v[i] > SIZE_SAFE) return 0;
   }
@@ -130,11 +137,12 @@ hy_status hy_data_make(const hy_model* m, hy_data** out, hy_error* err) {
                    "coordinates), more than the limit of %s (solver: max_memory, --max-memory)",
                    m->name, need, m->sizes.nz, limit);
   }
-  if (m->sizes.nz + m->sizes.nvol > DENSE_MAX || m->sizes.neq > DENSE_MAX) {
+  if (m->sizes.nz + m->sizes.nvol + m->sizes.nfric > DENSE_MAX || m->sizes.neq > DENSE_MAX) {
     return HY_FAIL(err, HY_ERR_MODEL,
-                   "model '%s' has %d coordinates, %d pressures and %d loop-closure equations: "
-                   "hydyn's dense matrices take at most %d unknowns or equations",
-                   m->name, m->sizes.nz, m->sizes.nvol, m->sizes.neq, DENSE_MAX);
+                   "model '%s' has %d coordinates, %d pressures, %d friction states and %d "
+                   "loop-closure equations: hydyn's dense matrices take at most %d unknowns or "
+                   "equations",
+                   m->name, m->sizes.nz, m->sizes.nvol, m->sizes.nfric, m->sizes.neq, DENSE_MAX);
   }
   hy_data probe;
   hy_work wprobe;

@@ -21,15 +21,11 @@ hy_run_options hy_run_options_default(void) {
   return o;
 }
 
-// Work done on the mechanism by the cylinders since t = 0 (J): pressure forces, less what the
-// viscous friction dissipated, plus the end dampers' work (which is <= 0 when they dissipate).
-static double actuator_work(const hy_data* d) { return d->work_hyd - d->diss_visc + d->work_damp; }
-
 static void track(const hy_data* d, double epot0, hy_run_summary* s) {
   s->drift = fmax(s->drift, fabs(hy_energy_total(d) - s->energy0));
   s->scale = fmax(s->scale, fabs(d->energy_kin) + fabs(d->energy_pot));
   s->released = fmax(s->released, epot0 - d->energy_pot);
-  s->work_act_max = fmax(s->work_act_max, fabs(actuator_work(d)));
+  s->work_act_max = fmax(s->work_act_max, fabs(hy_actuator_work(d)));
 }
 
 // The figures that follow from the tracked extremes and the counters.

@@ -7,14 +7,15 @@
 #include "sim/sim.h"
 
 // The history segment, in this order: its tag (formulation and integrator, so that a history
-// is never set into a data that steps otherwise), zdd, pd, lam, the powers at the state and the
+// is never set into a data that steps otherwise), zdd, pd and wd (the rates of the pressures and
+// friction states, one vector in hy_data), lam, the powers at the state and the
 // works, the integrator's history, the partition, the formulation's own history, and the bases
 // of the planar cos and sin (whose last bits the planar kinematics depend on).
-enum { HIST_TAG = 2, HIST_POWER = 4, HIST_WORK = 4 };
+enum { HIST_TAG = 2, HIST_POWER = 5, HIST_WORK = 5 };
 
 static int hist_size(const hy_model* m, const hy_form_ops* ops) {
   const int nz = m->sizes.nz;
-  return HIST_TAG + nz + m->sizes.nvol + m->sizes.neq + HIST_POWER + HIST_WORK +
+  return HIST_TAG + nz + m->sizes.nvol + m->sizes.nfric + m->sizes.neq + HIST_POWER + HIST_WORK +
          hy_integ_hist_size(m) + hy_form_partition_hist_size(m) + ops->hist_size(m) +
          hy_mech_cache_size(m);
 }
@@ -26,7 +27,7 @@ static int segment_size(const hy_model* m, const hy_form_ops* ops, unsigned seg)
     case HY_STATE_VEL: return m->sizes.nz;
     case HY_STATE_PRES: return m->sizes.nvol;
     case HY_STATE_SPOOL: return m->sizes.nvlv;
-    case HY_STATE_FRIC: return 0;
+    case HY_STATE_FRIC: return m->sizes.nfric;
     case HY_STATE_HIST: return hist_size(m, ops);
     default: return 0;
   }
@@ -70,11 +71,13 @@ static void hist_get(const hy_model* m, const hy_data* d, double* buf) {
   *buf++ = d->formulation;
   *buf++ = d->integrator;
   buf = put(buf, d->zdd, m->sizes.nz);
-  buf = put(buf, d->pd, m->sizes.nvol);
+  buf = put(buf, d->pd, m->sizes.nvol + m->sizes.nfric);
   buf = put(buf, d->lam, m->sizes.neq);
-  const double power[HIST_POWER] = {f->power.total, f->power.hyd, f->power.visc, f->power.damp};
+  const double power[HIST_POWER] = {f->power.total, f->power.hyd, f->power.visc, f->power.damp,
+                                    f->power.fric};
   buf = put(buf, power, HIST_POWER);
-  const double work[HIST_WORK] = {d->work_ext, d->work_hyd, d->diss_visc, d->work_damp};
+  const double work[HIST_WORK] = {d->work_ext, d->work_hyd, d->diss_visc, d->work_damp,
+                                  d->diss_fric};
   buf = put(buf, work, HIST_WORK);
   hy_integ_hist_get(&w->integ, m, buf);
   buf += hy_integ_hist_size(m);
@@ -90,17 +93,19 @@ static void hist_set(const hy_model* m, hy_data* d, const double* buf) {
   hy_form* f = &w->form;
   buf += HIST_TAG;
   buf = take(buf, d->zdd, m->sizes.nz);
-  buf = take(buf, d->pd, m->sizes.nvol);
+  buf = take(buf, d->pd, m->sizes.nvol + m->sizes.nfric);
   buf = take(buf, d->lam, m->sizes.neq);
   f->power.total = buf[0];
   f->power.hyd = buf[1];
   f->power.visc = buf[2];
   f->power.damp = buf[3];
+  f->power.fric = buf[4];
   buf += HIST_POWER;
   d->work_ext = buf[0];
   d->work_hyd = buf[1];
   d->diss_visc = buf[2];
   d->work_damp = buf[3];
+  d->diss_fric = buf[4];
   buf += HIST_WORK;
   hy_integ_hist_set(&w->integ, m, buf);
   buf += hy_integ_hist_size(m);
@@ -119,6 +124,7 @@ hy_status hy_state_get(const hy_model* m, const hy_data* d, unsigned segments, d
   if (segments & HY_STATE_VEL) buf = put(buf, d->zd, m->sizes.nz);
   if (segments & HY_STATE_PRES) buf = put(buf, d->p, m->sizes.nvol);
   if (segments & HY_STATE_SPOOL) buf = put(buf, d->U, m->sizes.nvlv);
+  if (segments & HY_STATE_FRIC) buf = put(buf, d->w, m->sizes.nfric);
   if (segments & HY_STATE_HIST) hist_get(m, d, buf);
   return HY_OK;
 }
@@ -176,8 +182,8 @@ hy_status hy_state_set(const hy_model* m, hy_data* d, unsigned segments, const d
                      "hy_state_set: the history was saved from a data stepping with another "
                      "formulation or integrator");
     }
-    const int integ_off = HIST_TAG + m->sizes.nz + m->sizes.nvol + m->sizes.neq + HIST_POWER +
-                          HIST_WORK;
+    const int integ_off = HIST_TAG + m->sizes.nz + m->sizes.nvol + m->sizes.nfric + m->sizes.neq +
+                          HIST_POWER + HIST_WORK;
     const int part_off = integ_off + hy_integ_hist_size(m);
     const int form_off = part_off + hy_form_partition_hist_size(m);
     if (!hy_integ_hist_ok(m, h + integ_off)) {
@@ -202,6 +208,7 @@ hy_status hy_state_set(const hy_model* m, hy_data* d, unsigned segments, const d
   if (segments & HY_STATE_VEL) p = take(p, d->zd, m->sizes.nz);
   if (segments & HY_STATE_PRES) p = take(p, d->p, m->sizes.nvol);
   if (segments & HY_STATE_SPOOL) p = take(p, d->U, m->sizes.nvlv);
+  if (segments & HY_STATE_FRIC) p = take(p, d->w, m->sizes.nfric);
   if (segments & HY_STATE_HIST) {
     // the outputs at the state, then the history once more: the evaluation writes some of it
     // (the network's pressure rates, the powers, the bases of cos and sin)

@@ -13,6 +13,10 @@ hy_status hy_forward(const hy_model* m, hy_data* d) {
 
 double hy_energy_total(const hy_data* d) { return d->energy_kin + d->energy_pot - d->work_ext; }
 
+double hy_actuator_work(const hy_data* d) {
+  return d->work_hyd - d->diss_visc - d->diss_fric + d->work_damp;
+}
+
 static double now_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

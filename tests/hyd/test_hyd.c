@@ -281,7 +281,8 @@ static void hdata_make(const hy_model* m, hdata* h) {
   const size_t nv = (size_t)m->sizes.nvol, nl = (size_t)m->sizes.nvlv;
   const size_t nc = (size_t)m->sizes.ncyl, nf = (size_t)m->sizes.nfrc;
   const size_t no = (size_t)m->sizes.norf, npv = (size_t)m->sizes.npvl;
-  const size_t n = 4 * nf + 4 * nv + 2 * nl + no + 4 * nl + npv + 5 * nc;
+  const size_t nw = (size_t)m->sizes.nfric;
+  const size_t n = 4 * nf + 4 * nv + 2 * nw + 2 * nl + no + 4 * nl + npv + 6 * nc;
   h->buf = calloc(n + 1, sizeof(double));
   ck_assert_ptr_nonnull(h->buf);
   double* q = h->buf;
@@ -292,8 +293,10 @@ static void hdata_make(const hy_model* m, hdata* h) {
   TAKE(frc_len, nf)
   TAKE(frc_rate, nf)
   TAKE(frc_static, nf)
-  TAKE(p, nv)
-  TAKE(pd, nv)
+  TAKE(p, nv + nw)  // the friction states follow the pressures, as in hy_data
+  TAKE(pd, nv + nw)
+  h->d.w = h->d.p + nv;
+  h->d.wd = h->d.pd + nv;
   TAKE(vol_V, nv)
   TAKE(vol_Be, nv)
   TAKE(U, nl)
@@ -306,6 +309,7 @@ static void hdata_make(const hy_model* m, hdata* h) {
   TAKE(cyl_F_hyd, nc)
   TAKE(cyl_F_visc, nc)
   TAKE(cyl_F_damp, nc)
+  TAKE(cyl_F_fric, nc)
 #undef TAKE
   h->wbuf = calloc(hy_hyd_work_size(m) + 1, sizeof(double));
   ck_assert_ptr_nonnull(h->wbuf);
@@ -953,6 +957,108 @@ START_TEST(test_partials_fd_two_cylinders) {
 }
 END_TEST
 
+// Seal friction in the network's derivatives (seed 002 Eqs. 35-40): the two cylinders of
+// hyd_good.yaml with the film law (two states) and LuGre, both with a pressure-dependent Coulomb
+// force, so that the states' rates depend on the pressures. Every entry of dwd_dw, dwd_dp,
+// dwd_dsd and dF_dw equals central differences of d->wd and the cylinder forces, and the checks
+// of p_dot and F above hold with friction in F.
+START_TEST(test_partials_fd_friction) {
+  FILE* fp = fopen(HY_SOURCE_DIR "/tests/data/hyd_good.yaml", "rb");
+  ck_assert_ptr_nonnull(fp);
+  static char text[16384], edited[20000];
+  const size_t len = fread(text, 1, sizeof text - 1, fp);
+  fclose(fp);
+  text[len] = 0;
+  const char* film =
+      "          friction: {law: lugre-film, coulomb: 210, stiction: 830, stribeck_velocity: 5e-3,\n"
+      "            viscous: 330, stiffness: 1e5, damping: 316.2, damping_velocity: 0.02,\n"
+      "            tau_accel: 0.02, tau_decel: 0.2, tau_dwell: 20, film_velocity: 0.05,\n"
+      "            smoothing: 1e-3, pressure_coefficient: 0.02}\n";
+  char* at = strstr(text, "          initial: equilibrium\n");
+  ck_assert_ptr_nonnull(at);
+  at += strlen("          initial: equilibrium\n");
+  char* at2 = strstr(at, "bulk_modulus: 2e10}");
+  ck_assert_ptr_nonnull(at2);
+  at2 += strlen("bulk_modulus: 2e10");
+  snprintf(edited, sizeof edited,
+           "%.*s%s%.*s,\n           friction: {law: lugre, coulomb: 100, stiction: 300, "
+           "stribeck_velocity: 0.01, stiffness: 2e5, damping: 50, exponent: 1.5, "
+           "pressure_coefficient: 0.05}%s",
+           (int)(at - text), text, film, (int)(at2 - at), at, at2);
+  hy_model* m = NULL;
+  hy_error err;
+  ck_assert_msg(hy_model_load_string(edited, strlen(edited), "hyd-friction", &m, &err) == HY_OK,
+                "%s", err.msg);
+  ck_assert_int_eq(m->sizes.nfric, 3);
+  hdata h;
+  hdata_make(m, &h);
+  h.d.time = 0.5;
+  const double p[6] = {5.2e6, 4.9e6, 3.4e6, 2.2e6, 1.05e6, 0.7e6};
+  for (int v = 0; v < m->sizes.nvol; v++) h.d.p[v] = p[v];
+  for (int i = 0; i < m->sizes.nvlv; i++) h.d.U[i] = i == 0 ? 3.0 : -2.5;
+  for (int c = 0; c < m->sizes.ncyl; c++) {
+    const int f = m->cyl_frc[c];
+    h.d.frc_len[f] = m->cyl_dead[c] + 0.4 * m->cyl_stroke[c];
+    // near the Stribeck velocities, where the laws bend most
+    h.d.frc_rate[f] = c == 0 ? 0.004 : -0.007;
+  }
+  // states away from steady state: q below its steady value, a film thinner than h_ss
+  h.d.w[0] = 1.1e-3;
+  h.d.w[1] = 0.2;
+  h.d.w[2] = -4e-4;
+  g_worst = 0;
+  check_partials(m, &h, "friction");
+  hy_hyd_evaluate(m, &h.d, &h.hw);
+  const hy_hyd_work a = h.hw;
+  const int nv = m->sizes.nvol, nw = m->sizes.nfric, nc = m->sizes.ncyl;
+  double wd_p[4], wd_m[4], F_p[4], F_m[4], pd[8];
+  // the unknown perturbed: pressures, friction states, cylinder rates
+  for (int var = 0; var < nv + nw + nc; var++) {
+    double* x = var < nv ? &h.d.p[var]
+                         : (var < nv + nw ? &h.d.w[var - nv]
+                                          : &h.d.frc_rate[m->cyl_frc[var - nv - nw]]);
+    const double x0 = *x;
+    // the force's differences cancel against F_hyd (~2.6e4 N): steps large enough for its
+    // round-off, small enough for the laws' curvature
+    const double hx = var < nv ? 1e-6 * fabs(x0) : (var < nv + nw ? 1e-4 * fmax(fabs(x0), 1e-4) : 1e-7);
+    for (int side = 0; side < 2; side++) {
+      *x = x0 + (side == 0 ? hx : -hx);
+      outputs(m, &h, pd, side == 0 ? F_p : F_m);
+      for (int k = 0; k < nw; k++) (side == 0 ? wd_p : wd_m)[k] = h.d.wd[k];
+    }
+    *x = x0;
+    for (int k = 0; k < nw; k++) {
+      const double fd = (wd_p[k] - wd_m[k]) / (2 * hx);
+      double an;
+      char what[64];
+      if (var < nv) {
+        an = a.dwd_dp[k * nv + var];
+        snprintf(what, sizeof what, "dwd_dp[%d][%d]", k, var);
+      } else if (var < nv + nw) {
+        an = a.dwd_dw[k * nw + var - nv];
+        snprintf(what, sizeof what, "dwd_dw[%d][%d]", k, var - nv);
+      } else {
+        an = a.dwd_dsd[k * nc + var - nv - nw];
+        snprintf(what, sizeof what, "dwd_dsd[%d][%d]", k, var - nv - nw);
+      }
+      compare(what, an, fd, 1e-12, "friction");
+    }
+    if (var >= nv && var < nv + nw) {
+      for (int c = 0; c < nc; c++) {
+        char what[64];
+        snprintf(what, sizeof what, "dF_dw[%d][%d]", c, var - nv);
+        compare(what, a.dF_dw[c * nw + var - nv], (F_p[c] - F_m[c]) / (2 * hx), 1e-9, "friction");
+      }
+    }
+  }
+  // the pressure coupling is there to be checked
+  ck_assert(fabs(a.dwd_dp[0 * nv + m->cyl_vol_a[0]]) > 0);
+  printf("hyd partials, %-45s worst relative error %.3g\n", "friction (film law, LuGre)", g_worst);
+  hdata_free(&h);
+  hy_model_free(m);
+}
+END_TEST
+
 // Flows, force parts and their signs on one state of the circuit.
 START_TEST(test_valve_paths_and_force) {
   circuit_opts o = default_opts();
@@ -1175,6 +1281,7 @@ Suite* hyd_suite(void) {
   tcase_add_test(tc, test_spool_rates);
   tcase_add_loop_test(tc, test_partials_fd, 0, (int)(sizeof kStates / sizeof kStates[0]));
   tcase_add_test(tc, test_partials_fd_two_cylinders);
+  tcase_add_test(tc, test_partials_fd_friction);
   tcase_add_test(tc, test_valve_paths_and_force);
   tcase_add_test(tc, test_source_signal);
   tcase_add_test(tc, test_initial_equilibrium);

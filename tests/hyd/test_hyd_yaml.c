@@ -298,6 +298,52 @@ static const bad_text kBadText[] = {
      "      sources: [{name: tank, pressure: 1e5}]\n"
      "      relief_valves: [{name: r, from: V, to: tank, cv: 1e-7, p_crack: 1e6, p_open: 1e5}]\n",
      14, 62, "unknown key 'p_crack'"},
+    // seal friction (docs/friction.md): keys the law does not read or needs, the law's name, a
+    // value out of range, the mapping's form
+    {"hydraulics:\n  circuits:\n    - name: c\n      oil: {bulk_modulus: 1e9}\n"
+     "      volumes: [{name: A, hose_volume: 1e-4, hose_bulk_modulus: 1e8, p0: 1e6},\n"
+     "                {name: B, hose_volume: 1e-4, hose_bulk_modulus: 1e8, p0: 1e6}]\n"
+     "      cylinders:\n"
+     "        - {name: cyl, marker_a: G, marker_b: F, chamber_a: A, chamber_b: B, area_a: 1e-3,\n"
+     "           area_b: 5e-4, stroke: 1, dead_length: 1, bulk_modulus: 1e10,\n"
+     "           friction: {law: lugre, coulomb: 100, stiction: 200, stribeck_velocity: 0.01, stiffness: 1e5, decay: 3}}\n",
+     17, 105, "friction: 'decay' is not a parameter of friction law 'lugre'"},    {"hydraulics:\n  circuits:\n    - name: c\n      oil: {bulk_modulus: 1e9}\n"
+     "      volumes: [{name: A, hose_volume: 1e-4, hose_bulk_modulus: 1e8, p0: 1e6},\n"
+     "                {name: B, hose_volume: 1e-4, hose_bulk_modulus: 1e8, p0: 1e6}]\n"
+     "      cylinders:\n"
+     "        - {name: cyl, marker_a: G, marker_b: F, chamber_a: A, chamber_b: B, area_a: 1e-3,\n"
+     "           area_b: 5e-4, stroke: 1, dead_length: 1, bulk_modulus: 1e10,\n"
+     "           friction: {law: bengisu-akay, coulomb: 100, stiction: 200, stribeck_velocity: 0.01}}\n",
+     17, 22, "friction: key 'decay' is required (a number, s/m"},    {"hydraulics:\n  circuits:\n    - name: c\n      oil: {bulk_modulus: 1e9}\n"
+     "      volumes: [{name: A, hose_volume: 1e-4, hose_bulk_modulus: 1e8, p0: 1e6},\n"
+     "                {name: B, hose_volume: 1e-4, hose_bulk_modulus: 1e8, p0: 1e6}]\n"
+     "      cylinders:\n"
+     "        - {name: cyl, marker_a: G, marker_b: F, chamber_a: A, chamber_b: B, area_a: 1e-3,\n"
+     "           area_b: 5e-4, stroke: 1, dead_length: 1, bulk_modulus: 1e10,\n"
+     "           friction: {law: stribeck, coulomb: 100}}\n",
+     17, 28, "law: expected one of: none, coulomb, bengisu-akay"},    {"hydraulics:\n  circuits:\n    - name: c\n      oil: {bulk_modulus: 1e9}\n"
+     "      volumes: [{name: A, hose_volume: 1e-4, hose_bulk_modulus: 1e8, p0: 1e6},\n"
+     "                {name: B, hose_volume: 1e-4, hose_bulk_modulus: 1e8, p0: 1e6}]\n"
+     "      cylinders:\n"
+     "        - {name: cyl, marker_a: G, marker_b: F, chamber_a: A, chamber_b: B, area_a: 1e-3,\n"
+     "           area_b: 5e-4, stroke: 1, dead_length: 1, bulk_modulus: 1e10,\n"
+     "           friction: {law: lugre-film, coulomb: 300, stiction: 200, stribeck_velocity: 0.01, stiffness: 1e5, "
+     "tau_accel: 0.1, tau_decel: 0.1, tau_dwell: 1, film_velocity: 0.1}}\n",
+     15, 11, "friction: stiction (200 N) must exceed coulomb (300 N)"},    {"hydraulics:\n  circuits:\n    - name: c\n      oil: {bulk_modulus: 1e9}\n"
+     "      volumes: [{name: A, hose_volume: 1e-4, hose_bulk_modulus: 1e8, p0: 1e6},\n"
+     "                {name: B, hose_volume: 1e-4, hose_bulk_modulus: 1e8, p0: 1e6}]\n"
+     "      cylinders:\n"
+     "        - {name: cyl, marker_a: G, marker_b: F, chamber_a: A, chamber_b: B, area_a: 1e-3,\n"
+     "           area_b: 5e-4, stroke: 1, dead_length: 1, bulk_modulus: 1e10,\n"
+     "           friction: 5}\n",
+     17, 22, "friction: expected a mapping with 'law'"},    {"hydraulics:\n  circuits:\n    - name: c\n      oil: {bulk_modulus: 1e9}\n"
+     "      volumes: [{name: A, hose_volume: 1e-4, hose_bulk_modulus: 1e8, p0: 1e6},\n"
+     "                {name: B, hose_volume: 1e-4, hose_bulk_modulus: 1e8, p0: 1e6}]\n"
+     "      cylinders:\n"
+     "        - {name: cyl, marker_a: G, marker_b: F, chamber_a: A, chamber_b: B, area_a: 1e-3,\n"
+     "           area_b: 5e-4, stroke: 1, dead_length: 1, bulk_modulus: 1e10,\n"
+     "           friction: {law: lugre, coulomb: 100, stiction: 200, stribeck_velocity: 0.01, stiffness: -1}}\n",
+     15, 11, "cylinder 'cyl': friction: stiffness must be positive (N/m), got -1"},
 };
 
 START_TEST(test_bad_text) {

@@ -21,11 +21,14 @@ static void outputs(const hy_model* m, const hy_data* d, double* out, int* n) {
   out[k++] = d->work_ext;
   out[k++] = d->work_hyd;
   out[k++] = d->diss_visc;
+  out[k++] = d->diss_fric;
   out[k++] = d->violation;
   for (int i = 0; i < 3 * m->sizes.nbody; i++) out[k++] = d->body_pos[i];
   for (int i = 0; i < 3 * m->sizes.nmrk; i++) out[k++] = d->mrk_vel[i];
   for (int i = 0; i < m->sizes.nfrc; i++) out[k++] = d->frc_force[i];
   for (int i = 0; i < m->sizes.ncyl; i++) out[k++] = d->cyl_F_hyd[i];
+  for (int i = 0; i < m->sizes.ncyl; i++) out[k++] = d->cyl_F_fric[i];
+  for (int i = 0; i < m->sizes.nfric; i++) out[k++] = d->wd[i];
   *n = k;
 }
 
@@ -33,14 +36,16 @@ static void outputs(const hy_model* m, const hy_data* d, double* out, int* n) {
 // the state saved, stepped to 10 s; restored, stepped to 10 s again: the same bits, state and
 // outputs. Four-bar A's work cycle under both closed-loop
 // formulations (pressures, spools, multipliers, the partition) and the crane (two valves, end
-// dampers, viscous dissipation, an open tree).
+// dampers, viscous dissipation, an open tree), and four-bar B with the film law (two friction
+// states, their rates in the history, friction dissipation).
 START_TEST(restore_and_step_on_is_bit_identical) {
   const struct {
     const char* model;
     hy_formulation form;
   } cases[] = {{"four-bar-a", HY_FORM_PENALTY},
                {"four-bar-a", HY_FORM_DOUBLE_STEP},
-               {"crane", HY_FORM_AUTO}};
+               {"crane", HY_FORM_AUTO},
+               {"four-bar-b-lugre-film", HY_FORM_DOUBLE_STEP}};
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     hy_model* m = hy_test_load(cases[c].model);
     m->opt.formulation = cases[c].form;
@@ -112,6 +117,18 @@ START_TEST(segments_in_order) {
   ck_assert_int_eq(hy_state_get(m, d, 1024, buf), HY_ERR_ARG);
   hy_data_free(d);
   hy_model_free(m);
+  // the friction states come after the spools, as the public array holds them
+  m = hy_test_load("four-bar-b-lugre-film");
+  d = hy_test_make(m);
+  hy_test_steps(m, d, 1600);
+  ck_assert_int_eq(hy_state_size(m, d, HY_STATE_FRIC), 2);
+  const int at = hy_state_size(m, d, HY_STATE_TIME | HY_STATE_POS | HY_STATE_VEL | HY_STATE_PRES |
+                                         HY_STATE_SPOOL);
+  ck_assert_int_eq(hy_state_get(m, d, HY_STATE_TIME | HY_STATE_PHYSICS, buf), HY_OK);
+  ck_assert(d->w[0] != 0 && d->w[1] > 0);
+  for (int k = 0; k < 2; k++) ck_assert_double_eq(buf[at + k], d->w[k]);
+  hy_data_free(d);
+  hy_model_free(m);
 }
 END_TEST
 
@@ -181,7 +198,7 @@ START_TEST(bad_states_are_refused) {
   // of 0 (it divides the pressure predictor) or below, and a multiplier history longer than
   // the three steps kept or not whole
   const int hist = n - hy_state_size(m, d, HY_STATE_HIST);
-  const int integ = hist + 2 + m->sizes.nz + m->sizes.nvol + m->sizes.neq + 4 + 4;
+  const int integ = hist + 2 + m->sizes.nz + m->sizes.nvol + m->sizes.nfric + m->sizes.neq + 5 + 5;
   const int form = integ + hy_integ_hist_size(m) + hy_form_partition_hist_size(m);
   const struct {
     int at;
