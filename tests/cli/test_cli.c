@@ -17,34 +17,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_harness.h"
 #include "fixture.h"
 #include "hydyn/hydyn.h"
-
-enum { OUT_MAX = 1 << 18 };
-
-// Result of one command.
-typedef struct cmd_result {
-  int status;  // exit status, or -1 when killed
-  char out[OUT_MAX];
-  char err[OUT_MAX];
-} cmd_result;
-
-static char tmp_dir[64];
-
-// Absolute, because the child changes directory before exec.
-static const char* hydyn_bin(void) {
-  static char path[4096];
-  const char* bin = getenv("HYDYN_BIN");
-  if (!bin || !bin[0]) bin = HY_SOURCE_DIR "/build/hydyn";
-  ck_assert_msg(access(bin, X_OK) == 0 && realpath(bin, path),
-                "hydyn binary '%s' not found: set HYDYN_BIN", bin);
-  return path;
-}
-
-static void make_tmp_dir(void) {
-  snprintf(tmp_dir, sizeof tmp_dir, "/tmp/hydyn_cli_XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(tmp_dir));
-}
 
 static void remove_tmp(const char* name) {
   char path[256];
@@ -52,51 +27,8 @@ static void remove_tmp(const char* name) {
   remove(path);
 }
 
-static void slurp(const char* path, char* buf) {
-  buf[0] = '\0';
-  FILE* fp = fopen(path, "rb");
-  if (!fp) return;
-  size_t n = fread(buf, 1, OUT_MAX - 1, fp);
-  buf[n] = '\0';
-  fclose(fp);
-}
-
-// Runs hydyn with args (NULL-terminated) in directory cwd (NULL = tmp_dir), capturing stdout and
-// stderr through files in tmp_dir.
-static void run_hydyn(const char* const* args, const char* cwd, cmd_result* r) {
-  const char* bin = hydyn_bin();
-  char out_path[128], err_path[128];
-  snprintf(out_path, sizeof out_path, "%s/.stdout", tmp_dir);
-  snprintf(err_path, sizeof err_path, "%s/.stderr", tmp_dir);
-  char* argv[32];
-  int argc = 0;
-  argv[argc++] = (char*)bin;
-  for (int i = 0; args[i]; i++) argv[argc++] = (char*)args[i];
-  argv[argc] = NULL;
-  fflush(NULL);
-  pid_t pid = fork();
-  ck_assert_int_ge(pid, 0);
-  if (pid == 0) {
-    int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0) _exit(126);
-    if (chdir(cwd ? cwd : tmp_dir) != 0) _exit(126);
-    execv(bin, argv);
-    _exit(127);
-  }
-  int ws = 0;
-  ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
-  r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
-  slurp(out_path, r->out);
-  slurp(err_path, r->err);
-  remove(out_path);
-  remove(err_path);
-}
-
 static cmd_result result;  // large: static, one per test process
 
-#define ASSERT_HAS(text, what) \
-  ck_assert_msg(strstr((text), (what)) != NULL, "'%s' not found in:\n%s", (what), (text))
 
 static int count_lines(const char* s) {
   int n = 0;
@@ -107,7 +39,7 @@ static int count_lines(const char* s) {
 //----- help, version, models -----------------------------------------------------------------
 
 START_TEST(help_mentions_everything) {
-  make_tmp_dir();
+  make_tmp_dir("hydyn_cli");
   run_hydyn((const char*[]){"--help", NULL}, NULL, &result);
   ck_assert_int_eq(result.status, 0);
   const char* top[] = {"run", "models", "--help", "--version"};
@@ -156,7 +88,7 @@ START_TEST(help_mentions_everything) {
 END_TEST
 
 START_TEST(models_lists_builtins) {
-  make_tmp_dir();
+  make_tmp_dir("hydyn_cli");
   run_hydyn((const char*[]){"models", NULL}, NULL, &result);
   ck_assert_int_eq(result.status, 0);
   ck_assert_int_eq(count_lines(result.out), hy_builtin_count());
@@ -175,7 +107,7 @@ END_TEST
 //----- usage errors --------------------------------------------------------------------------
 
 START_TEST(bad_arguments_exit_2) {
-  make_tmp_dir();
+  make_tmp_dir("hydyn_cli");
   // a forgotten value: the next option is not taken for it (no file named '--t-end')
   run_hydyn((const char*[]){"run", "double-pendulum", "--out", "--t-end", "0.1", NULL}, NULL,
             &result);
@@ -241,7 +173,7 @@ START_TEST(bad_arguments_exit_2) {
 END_TEST
 
 START_TEST(unknown_model_lists_builtins) {
-  make_tmp_dir();
+  make_tmp_dir("hydyn_cli");
   run_hydyn((const char*[]){"run", "no-such-model", NULL}, NULL, &result);
   ck_assert_int_eq(result.status, 1);
   ASSERT_HAS(result.err, "no-such-model");
@@ -252,7 +184,7 @@ START_TEST(unknown_model_lists_builtins) {
 END_TEST
 
 START_TEST(malformed_model_has_position) {
-  make_tmp_dir();
+  make_tmp_dir("hydyn_cli");
   char path[128];
   snprintf(path, sizeof path, "%s/broken.yaml", tmp_dir);
   FILE* fp = fopen(path, "w");
@@ -294,7 +226,7 @@ static const char* summary_value(const char* text, const char* key, char* buf, s
 }
 
 START_TEST(short_run_writes_csv_and_summary) {
-  make_tmp_dir();
+  make_tmp_dir("hydyn_cli");
   char csv[128];
   snprintf(csv, sizeof csv, "%s/dp.csv", tmp_dir);
   run_hydyn((const char*[]){"run", "double-pendulum", "--t-end", "0.1", "--dt", "0.001",
@@ -337,7 +269,7 @@ START_TEST(short_run_writes_csv_and_summary) {
 END_TEST
 
 START_TEST(output_choices) {
-  make_tmp_dir();
+  make_tmp_dir("hydyn_cli");
   char v[256];
   // Default file name, in the current directory; --every keeps t = 0 and the last step.
   run_hydyn((const char*[]){"run", "double-pendulum", "--t-end", "0.1", "--dt", "0.001", "--every",
@@ -386,7 +318,7 @@ END_TEST
 START_TEST(failed_run_keeps_rows) {
   // Forward Euler with a 1 s step overflows a pendulum within a few dozen steps: hy_step fails,
   // the command reports where and exits 1, and the rows before the failure stay in the file.
-  make_tmp_dir();
+  make_tmp_dir("hydyn_cli");
   char csv[128];
   snprintf(csv, sizeof csv, "%s/blow.csv", tmp_dir);
   run_hydyn((const char*[]){"run", "double-pendulum", "--integrator", "euler", "--dt", "1",
@@ -416,7 +348,7 @@ START_TEST(failed_run_keeps_rows) {
 END_TEST
 
 START_TEST(unwritable_csv_exits_1) {
-  make_tmp_dir();
+  make_tmp_dir("hydyn_cli");
   run_hydyn((const char*[]){"run", "double-pendulum", "--t-end", "0.01", "--out",
                             "/nonexistent-dir-hydyn/x.csv", "--quiet", NULL},
             NULL, &result);
@@ -443,7 +375,7 @@ static int ends_with(const char* s, const char* tail) {
 }
 
 START_TEST(double_step_run) {
-  make_tmp_dir();
+  make_tmp_dir("hydyn_cli");
   char csv[128];
   snprintf(csv, sizeof csv, "%s/fb.csv", tmp_dir);
   run_hydyn((const char*[]){"run", "four-bar-a-released", "--t-end", "0.5", "--formulation",
@@ -477,7 +409,7 @@ START_TEST(double_step_run) {
 END_TEST
 
 START_TEST(penalty_options) {
-  make_tmp_dir();
+  make_tmp_dir("hydyn_cli");
   char v[256];
   // the model's default formulation for a closed loop
   run_hydyn(
@@ -516,7 +448,7 @@ START_TEST(penalty_options) {
 END_TEST
 
 START_TEST(held_model_notes_and_columns) {
-  make_tmp_dir();
+  make_tmp_dir("hydyn_cli");
   char csv[128];
   snprintf(csv, sizeof csv, "%s/held.csv", tmp_dir);
   run_hydyn((const char*[]){"run", "four-bar-a-held", "--t-end", "0.01", "--out", csv, NULL}, NULL,
@@ -560,7 +492,7 @@ END_TEST
 START_TEST(redundant_equations_note) {
   // four-bar-a-released in 3-D: the revolute cut joint's 5 equations on an in-plane mechanism,
   // 3 of which hold whatever the coordinates (rank 2)
-  make_tmp_dir();
+  make_tmp_dir("hydyn_cli");
   static char text[OUT_MAX];
   slurp(HY_SOURCE_DIR "/models/four-bar-a-released.yaml", text);
   ck_assert(text[0]);
@@ -581,7 +513,7 @@ START_TEST(redundant_equations_note) {
 END_TEST
 
 START_TEST(tree_refused_for_loops) {
-  make_tmp_dir();
+  make_tmp_dir("hydyn_cli");
   run_hydyn((const char*[]){"run", "four-bar-a-held", "--formulation", "tree", NULL}, NULL,
             &result);
   ck_assert_int_eq(result.status, 1);
@@ -604,7 +536,7 @@ END_TEST
 
 START_TEST(static_residual_note) {
   // released four-bar: gravity is unbalanced at t = 0, which the note quantifies
-  make_tmp_dir();
+  make_tmp_dir("hydyn_cli");
   run_hydyn((const char*[]){"run", "four-bar-a-released", "--t-end", "0.01", "--no-out", NULL},
             NULL, &result);
   ck_assert_msg(result.status == 0, "stderr:\n%s", result.err);
@@ -677,7 +609,7 @@ static double note_pressure(const char* err, const char* name) {
 }
 
 START_TEST(hydraulic_run) {
-  make_tmp_dir();
+  make_tmp_dir("hydyn_cli");
   char csv[128];
   snprintf(csv, sizeof csv, "%s/fba.csv", tmp_dir);
   // the valve opens at 1 s (+10 V, seed 000 Eq. 46) and lifts the four-bar until 2.5 s
@@ -785,7 +717,7 @@ START_TEST(newton_failure_keeps_rows) {
   // tolerance: round-off of some 1e-9 Pa on 5 MPa, and with the penalty formulation's
   // extrapolated multipliers up to some 2e-5 Pa by t = 1 s; a tolerance below that noise fails
   // before the valve opens (so it would test nothing about the valve).
-  make_tmp_dir();
+  make_tmp_dir("hydyn_cli");
   char csv[128];
   snprintf(csv, sizeof csv, "%s/fail.csv", tmp_dir);
   run_hydyn((const char*[]){"run", "four-bar-a", "--max-iter", "1", "--tol-p", "1e-3", "--t-end",
@@ -817,7 +749,7 @@ END_TEST
 // error control show in the summary, strict steps end a run that cuts would save, and the model
 // families run by name and are listed.
 START_TEST(steps_memory_and_families) {
-  make_tmp_dir();
+  make_tmp_dir("hydyn_cli");
   char v[64];
   run_hydyn((const char*[]){"run", "double-pendulum", "--dt", "20", "--t-end", "10", NULL}, NULL,
             &result);

@@ -16,85 +16,23 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_harness.h"
 #include "fixture.h"
 #include "hydyn/hydyn.h"
 
-enum { OUT_MAX = 1 << 16 };
-
-typedef struct cmd_result {
-  int status;  // exit status, or -1 when killed
-  char out[OUT_MAX];
-  char err[OUT_MAX];
-} cmd_result;
-
-static char tmp_dir[64];
 static cmd_result result;  // large: static, one per test process
 
-// Absolute, because the child changes directory before exec.
-static const char* hydyn_bin(void) {
-  static char path[4096];
-  const char* bin = getenv("HYDYN_BIN");
-  if (!bin || !bin[0]) bin = HY_SOURCE_DIR "/build/hydyn";
-  ck_assert_msg(access(bin, X_OK) == 0 && realpath(bin, path),
-                "hydyn binary '%s' not found: set HYDYN_BIN", bin);
-  return path;
-}
-
-static void make_tmp_dir(void) {
-  snprintf(tmp_dir, sizeof tmp_dir, "/tmp/hydyn_fric_XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(tmp_dir));
-}
-
-static void tmp_path(char* buf, size_t size, const char* name) {
-  snprintf(buf, size, "%s/%s", tmp_dir, name);
-}
-
-static void slurp(const char* path, char* buf) {
-  buf[0] = '\0';
-  FILE* fp = fopen(path, "rb");
-  if (!fp) return;
-  size_t n = fread(buf, 1, OUT_MAX - 1, fp);
-  buf[n] = '\0';
-  fclose(fp);
-}
-
-// Runs `hydyn [cmd] args` (args NULL-terminated, cmd nullable) in tmp_dir, capturing stdout (its
-// first OUT_MAX - 1 bytes) and stderr.
-static void run_hydyn(const char* cmd, const char* const* args, cmd_result* r) {
-  const char* bin = hydyn_bin();
-  char out_path[128], err_path[128];
-  tmp_path(out_path, sizeof out_path, ".stdout");
-  tmp_path(err_path, sizeof err_path, ".stderr");
-  char* argv[40];
-  int argc = 0;
-  argv[argc++] = (char*)bin;
-  if (cmd) argv[argc++] = (char*)cmd;
-  for (int i = 0; args[i]; i++) argv[argc++] = (char*)args[i];
-  argv[argc] = NULL;
-  fflush(NULL);
-  pid_t pid = fork();
-  ck_assert_int_ge(pid, 0);
-  if (pid == 0) {
-    int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0) _exit(126);
-    if (chdir(tmp_dir) != 0) _exit(126);
-    execv(bin, argv);
-    _exit(127);
+// Runs `hydyn friction args` (args NULL-terminated) in tmp_dir.
+static void run_friction(const char* const* args, cmd_result* r) {
+  const char* argv[40] = {"friction"};
+  int n = 1;
+  for (int i = 0; args[i]; i++) {
+    ck_assert_int_lt(n, 39);
+    argv[n++] = args[i];
   }
-  int ws = 0;
-  ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
-  r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
-  slurp(out_path, r->out);
-  slurp(err_path, r->err);
-  remove(out_path);
-  remove(err_path);
+  argv[n] = NULL;
+  run_hydyn(argv, NULL, r);
 }
-
-static void run_friction(const char* const* args, cmd_result* r) { run_hydyn("friction", args, r); }
-
-#define ASSERT_HAS(text, what) \
-  ck_assert_msg(strstr((text), (what)) != NULL, "'%s' not found in:\n%s", (what), (text))
 
 //----- the sweep CSV ---------------------------------------------------------------------------
 
@@ -166,7 +104,7 @@ static double brown_mcphee(double v) {
 }
 
 START_TEST(help_lists_options) {
-  make_tmp_dir();
+  make_tmp_dir("hydyn_fric");
   run_friction((const char*[]){"--help", NULL}, &result);
   ck_assert_int_eq(result.status, 0);
   const char* words[] = {"--cylinder",  "--normal-load", "--sweep", "-o, --out",    "--v-max",
@@ -174,7 +112,7 @@ START_TEST(help_lists_options) {
                          "lugre",       "lugre-film",    "steady",  "small",        "large",
                          "q[m]",        "h[-]",          "6001",    "401"};
   for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) ASSERT_HAS(result.out, words[i]);
-  run_hydyn(NULL, (const char*[]){"--help", NULL}, &result);
+  run_hydyn((const char*[]){"--help", NULL}, NULL, &result);
   ck_assert_int_eq(result.status, 0);
   ASSERT_HAS(result.out, "friction LAW|MODEL");
   ASSERT_HAS(result.out, "'hydyn friction --help'");
@@ -183,7 +121,7 @@ START_TEST(help_lists_options) {
 END_TEST
 
 START_TEST(sweep_brown_mcphee_closed_form) {
-  make_tmp_dir();
+  make_tmp_dir("hydyn_fric");
   char csv[128];
   tmp_path(csv, sizeof csv, "bm.csv");
   run_friction((const char*[]){"brown-mcphee", "coulomb=210", "stiction=830",
@@ -236,7 +174,7 @@ END_TEST
 // The model form: the law of four-bar-b-lugre's cylinder, the same with and without --cylinder,
 // the steady force the library computes, pre-sliding in the small case and sliding in the large.
 START_TEST(sweep_model_lugre) {
-  make_tmp_dir();
+  make_tmp_dir("hydyn_fric");
   char csv[128], csv2[128];
   tmp_path(csv, sizeof csv, "lugre.csv");
   tmp_path(csv2, sizeof csv2, "lugre2.csv");
@@ -292,7 +230,7 @@ START_TEST(sweep_model_lugre) {
 END_TEST
 
 START_TEST(sweep_film_columns) {
-  make_tmp_dir();
+  make_tmp_dir("hydyn_fric");
   char csv[128];
   tmp_path(csv, sizeof csv, "film.csv");
   run_friction(
@@ -314,7 +252,7 @@ END_TEST
 //----- refusals ----------------------------------------------------------------------------------
 
 START_TEST(refusals) {
-  make_tmp_dir();
+  make_tmp_dir("hydyn_fric");
   typedef struct refusal {
     const char* args[10];
     int status;

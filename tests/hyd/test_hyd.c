@@ -929,6 +929,20 @@ START_TEST(test_partials_fd) {
 }
 END_TEST
 
+// A state of hyd_good.yaml's two circuits (six volumes, both valves open, U < 0 on the second):
+// the cylinders at 40 % of their stroke with rates sd0 and sd1 (m/s).
+static void set_two_circuit_state(const hy_model* m, hdata* h, double sd0, double sd1) {
+  h->d.time = 0.5;
+  const double p[6] = {5.2e6, 4.9e6, 3.4e6, 2.2e6, 1.05e6, 0.7e6};
+  for (int v = 0; v < m->sizes.nvol; v++) h->d.p[v] = p[v];
+  for (int i = 0; i < m->sizes.nvlv; i++) h->d.U[i] = i == 0 ? 3.0 : -2.5;
+  for (int c = 0; c < m->sizes.ncyl; c++) {
+    const int f = m->cyl_frc[c];
+    h->d.frc_len[f] = m->cyl_dead[c] + 0.4 * m->cyl_stroke[c];
+    h->d.frc_rate[f] = c == 0 ? sd0 : sd1;
+  }
+}
+
 // The same check on a model with two circuits and two cylinders, six volumes, signal-scaled
 // sources, throttles, check and relief valves and a valve opened the other way (U < 0): the
 // evaluation takes another path for more than one cylinder.
@@ -940,15 +954,7 @@ START_TEST(test_partials_fd_two_cylinders) {
   ck_assert_int_eq(m->sizes.ncyl, 2);
   hdata h;
   hdata_make(m, &h);
-  h.d.time = 0.5;
-  const double p[6] = {5.2e6, 4.9e6, 3.4e6, 2.2e6, 1.05e6, 0.7e6};
-  for (int v = 0; v < m->sizes.nvol; v++) h.d.p[v] = p[v];
-  for (int i = 0; i < m->sizes.nvlv; i++) h.d.U[i] = i == 0 ? 3.0 : -2.5;
-  for (int c = 0; c < m->sizes.ncyl; c++) {
-    const int f = m->cyl_frc[c];
-    h.d.frc_len[f] = m->cyl_dead[c] + 0.4 * m->cyl_stroke[c];
-    h.d.frc_rate[f] = c == 0 ? 0.05 : -0.03;
-  }
+  set_two_circuit_state(m, &h, 0.05, -0.03);
   g_worst = 0;
   check_partials(m, &h, "two cylinders");
   printf("hyd partials, %-45s worst relative error %.3g\n", "two circuits, two cylinders", g_worst);
@@ -992,16 +998,7 @@ START_TEST(test_partials_fd_friction) {
   ck_assert_int_eq(m->sizes.nfric, 3);
   hdata h;
   hdata_make(m, &h);
-  h.d.time = 0.5;
-  const double p[6] = {5.2e6, 4.9e6, 3.4e6, 2.2e6, 1.05e6, 0.7e6};
-  for (int v = 0; v < m->sizes.nvol; v++) h.d.p[v] = p[v];
-  for (int i = 0; i < m->sizes.nvlv; i++) h.d.U[i] = i == 0 ? 3.0 : -2.5;
-  for (int c = 0; c < m->sizes.ncyl; c++) {
-    const int f = m->cyl_frc[c];
-    h.d.frc_len[f] = m->cyl_dead[c] + 0.4 * m->cyl_stroke[c];
-    // near the Stribeck velocities, where the laws bend most
-    h.d.frc_rate[f] = c == 0 ? 0.004 : -0.007;
-  }
+  set_two_circuit_state(m, &h, 0.004, -0.007);  // near the Stribeck velocities, where the laws bend
   // states away from steady state: q below its steady value, a film thinner than h_ss
   h.d.w[0] = 1.1e-3;
   h.d.w[1] = 0.2;

@@ -1,0 +1,76 @@
+// Running the hydyn binary as a child process (cli_harness.h).
+#define _XOPEN_SOURCE 700  // fork, mkdtemp, realpath
+
+#include "cli_harness.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fixture.h"
+
+char tmp_dir[64];
+
+// Absolute, because the child changes directory before exec.
+static const char* hydyn_bin(void) {
+  static char path[4096];
+  const char* bin = getenv("HYDYN_BIN");
+  if (!bin || !bin[0]) bin = HY_SOURCE_DIR "/build/hydyn";
+  ck_assert_msg(access(bin, X_OK) == 0 && realpath(bin, path),
+                "hydyn binary '%s' not found: set HYDYN_BIN", bin);
+  return path;
+}
+
+void make_tmp_dir(const char* prefix) {
+  snprintf(tmp_dir, sizeof tmp_dir, "/tmp/%s_XXXXXX", prefix);
+  ck_assert_ptr_nonnull(mkdtemp(tmp_dir));
+}
+
+void tmp_path(char* buf, size_t size, const char* name) {
+  snprintf(buf, size, "%s/%s", tmp_dir, name);
+}
+
+void slurp(const char* path, char* buf) {
+  buf[0] = '\0';
+  FILE* fp = fopen(path, "rb");
+  if (!fp) return;
+  size_t n = fread(buf, 1, OUT_MAX - 1, fp);
+  buf[n] = '\0';
+  fclose(fp);
+}
+
+void run_hydyn(const char* const* args, const char* cwd, cmd_result* r) {
+  const char* bin = hydyn_bin();
+  char out_path[128], err_path[128];
+  tmp_path(out_path, sizeof out_path, ".stdout");
+  tmp_path(err_path, sizeof err_path, ".stderr");
+  char* argv[40];
+  int argc = 0;
+  argv[argc++] = (char*)bin;
+  for (int i = 0; args[i]; i++) {
+    ck_assert_int_lt(argc, 39);
+    argv[argc++] = (char*)args[i];
+  }
+  argv[argc] = NULL;
+  fflush(NULL);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    int fo = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int fe = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fo < 0 || fe < 0 || dup2(fo, 1) < 0 || dup2(fe, 2) < 0) _exit(126);
+    if (chdir(cwd ? cwd : tmp_dir) != 0) _exit(126);
+    execv(bin, argv);
+    _exit(127);
+  }
+  int ws = 0;
+  ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
+  r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+  slurp(out_path, r->out);
+  slurp(err_path, r->err);
+  remove(out_path);
+  remove(err_path);
+}
