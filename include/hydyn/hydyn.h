@@ -8,6 +8,7 @@
 #define HY_VERSION_STRING "0.1.0"
 
 #include "hydyn/export.h"
+#include "hydyn/channels.h"
 #include "hydyn/friction.h"
 #include "hydyn/model.h"
 #include "hydyn/names.h"

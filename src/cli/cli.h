@@ -18,6 +18,14 @@ int hy_cli_run(int argc, char** argv);
 int hy_cli_models(int argc, char** argv);
 // `hydyn friction`: argv[0] is "friction". Returns an exit status.
 int hy_cli_friction(int argc, char** argv);
+// `hydyn channels`, `plot`, `compare`, `snapshot`, `info`, `report`: argv[0] is the command.
+// Each returns an exit status.
+int hy_cli_channels(int argc, char** argv);
+int hy_cli_plot(int argc, char** argv);
+int hy_cli_compare(int argc, char** argv);
+int hy_cli_snapshot(int argc, char** argv);
+int hy_cli_info(int argc, char** argv);
+int hy_cli_report(int argc, char** argv);
 // Lists the built-in models on fp, separated by `sep`.
 void hy_cli_list_builtins(FILE* fp, const char* sep);
 

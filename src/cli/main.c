@@ -17,14 +17,21 @@ static void usage(FILE* fp) {
       "  models               list the built-in models\n"
       "  friction LAW|MODEL   show a seal friction law: its parameters and steady force, or\n"
       "                       with --sweep a CSV of its steady curve and sine responses\n"
+      "  info MODEL           bodies, joints, loops, circuits, initial pressures and forces\n"
+      "  channels MODEL       list the channels a run of MODEL can record (--channels)\n"
+      "  plot RESULTS         draw channels of a results file (CSV or HDF5) with gnuplot\n"
+      "  snapshot MODEL RESULTS  draw the mechanism at intervals of a run, overlaid\n"
+      "  compare A B          overlay two results files; max and RMS difference per channel\n"
+      "  report MODEL -o DIR  run MODEL and write the standard figures and summary.md\n"
       "  help                 show this help\n"
       "\n"
       "options:\n"
       "  -h, --help           show this help\n"
       "  --version            print the version\n"
       "\n"
-      "'hydyn run --help' lists the options of run, 'hydyn friction --help' those of\n"
-      "friction. Exit status: 0 success, 1 model or run error, 2 bad command line.\n",
+      "'hydyn COMMAND --help' lists the options of a command. Exit status: 0 success,\n"
+      "1 model or run error, 2 bad command line, 130 or 143 a run stopped by SIGINT or\n"
+      "SIGTERM (docs/cli.md).\n",
       fp);
 }
 
@@ -42,9 +49,17 @@ int main(int argc, char** argv) {
     printf("hydyn %s\n", HY_VERSION_STRING);
     return HY_CLI_OK;
   }
-  if (strcmp(cmd, "models") == 0) return hy_cli_models(argc - 1, argv + 1);
-  if (strcmp(cmd, "run") == 0) return hy_cli_run(argc - 1, argv + 1);
-  if (strcmp(cmd, "friction") == 0) return hy_cli_friction(argc - 1, argv + 1);
+  static const struct {
+    const char* name;
+    int (*fn)(int, char**);
+  } commands[] = {{"models", hy_cli_models},     {"run", hy_cli_run},
+                  {"friction", hy_cli_friction}, {"channels", hy_cli_channels},
+                  {"plot", hy_cli_plot},         {"compare", hy_cli_compare},
+                  {"snapshot", hy_cli_snapshot}, {"info", hy_cli_info},
+                  {"report", hy_cli_report}};
+  for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
+    if (strcmp(cmd, commands[k].name) == 0) return commands[k].fn(argc - 1, argv + 1);
+  }
   fprintf(stderr, "hydyn: unknown command '%s'\nTry 'hydyn --help'.\n", cmd);
   return HY_CLI_USAGE;
 }

@@ -1,273 +1,266 @@
-// CSV recorder: a header naming every column with its unit, then one row per recorded step,
-// streamed to the file as the run goes.
+// CSV results: a header naming every channel with its unit, then one row per recorded step.
+// Rows are formatted in memory and handed to write(2) whole, so a run stopped at any moment (a
+// signal, a failed step, a full disk) leaves a file of whole rows; the file is locked while it
+// is written, so a second run writing it is refused instead of interleaving its rows.
+#define _DEFAULT_SOURCE  // flock
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "core/core.h"
+#include "hydyn/channels.h"
 #include "io/io.h"
 
-struct hy_csv {
-  FILE* fp;
-  int is_stdout;   // "-": flushed, never closed
-  int nz;          // coordinates of the model the header was written for
-  int njnt;        // joints (one coordinate each)
-  int violation;   // 1 = violation[m] column (the model has cut joints)
-  int iter;        // 1 = iter column (penalty or double-step: Newton iterations)
-  int nfrc;        // force elements (two columns each)
-  int nvol;        // hydraulic volumes (one pressure column each)
-  int nvlv;        // directional valves (one spool column each)
-  int ncyl;        // cylinders (three columns each, then the three work columns)
-  int nfric;       // cylinders with seal friction (rate and F_mu columns, their states', D_fric)
-  long unflushed;  // rows written since the last flush
-  int failed;      // a write failed: reported again at close
+// Bytes buffered before a write: rows are written once this much or HY_RESULTS_FLUSH_ROWS rows
+// are waiting, whichever comes first.
+enum { CSV_BUFFER = 1 << 16, CSV_ROW_MAX = 32 };  // CSV_ROW_MAX: bytes per value at most
+
+struct hy_csv_writer {
+  int fd;
+  int is_stdout;  // "-": standard output, never closed nor locked
+  int n;          // values per row
+  char** names;   // for messages (copied)
+  char* buf;      // rows not yet written
+  size_t used, cap;
+  long pending;   // rows in buf
+  int failed;     // errno of a failed write, reported again at close
 };
 
-// Writes one header or text field, quoted when it holds a separator, a quote or a line break
-// (joint names come from model files and may hold anything).
-static int put_field(FILE* fp, const char* prefix, const char* name, const char* unit) {
-  int quote = strpbrk(name, ",\"\r\n") != NULL;
-  if (!quote) return fprintf(fp, "%s%s[%s]", prefix, name, unit) < 0 ? -1 : 0;
-  if (fprintf(fp, "\"%s", prefix) < 0) return -1;
-  for (const char* p = name; *p; p++) {
-    if (*p == '"' && fputc('"', fp) == EOF) return -1;
-    if (fputc(*p, fp) == EOF) return -1;
+// Writes all of buf[0..len) to fd; -1 with errno set when that fails.
+static int write_all(int fd, const char* buf, size_t len) {
+  while (len > 0) {
+    ssize_t w = write(fd, buf, len);
+    if (w < 0 && errno == EINTR) continue;  // a signal the run handles: go on writing
+    if (w <= 0) return -1;
+    buf += w;
+    len -= (size_t)w;
   }
-  return fprintf(fp, "[%s]\"", unit) < 0 ? -1 : 0;
+  return 0;
 }
 
-// Name of cylinder c: that of its force element.
-static const char* cyl_name(const hy_model* m, int c) {
-  return m->frc_name + (size_t)m->cyl_frc[c] * HY_NAME_MAX;
+static int flush_rows(hy_csv_writer* w) {
+  if (w->used == 0) return 0;
+  if (write_all(w->fd, w->buf, w->used)) {
+    w->failed = errno ? errno : EIO;
+    return -1;
+  }
+  w->used = 0;
+  w->pending = 0;
+  return 0;
 }
 
-static int write_header(FILE* fp, const hy_model* m, const hy_csv* c) {
-  const int njnt = m->sizes.nbody;
-  if (fputs("time[s]", fp) == EOF) return -1;
-  for (int pass = 0; pass < 2; pass++) {
-    for (int j = 0; j < njnt; j++) {
-      const int prismatic = m->jnt_type[j] == HY_JOINT_PRISMATIC;
-      const char* unit = pass == 0 ? (prismatic ? "m" : "rad") : (prismatic ? "m/s" : "rad/s");
-      if (fputc(',', fp) == EOF) return -1;
-      if (put_field(fp, pass == 0 ? "z:" : "zd:", m->jnt_name + (size_t)j * HY_NAME_MAX, unit)) {
-        return -1;
-      }
-    }
-  }
-  if (fputs(",E_kin[J],E_pot[J],W_ext[J],E_total[J]", fp) == EOF) return -1;
-  // Closed-loop columns come after the energies, so the leading columns of every model stay in
-  // the same place for scripts written against open trees.
-  if (c->violation && fputs(",violation[m]", fp) == EOF) return -1;
-  if (c->iter && fputs(",iter", fp) == EOF) return -1;
-  for (int pass = 0; pass < 2; pass++) {
-    for (int k = 0; k < c->nfrc; k++) {
-      if (fputc(',', fp) == EOF) return -1;
-      if (put_field(fp, pass == 0 ? "F:" : "len:", m->frc_name + (size_t)k * HY_NAME_MAX,
-                    pass == 0 ? "N" : "m")) {
-        return -1;
-      }
-    }
-  }
-  // Hydraulics after everything mechanical: pressures, spools, then per quantity one column per
-  // cylinder (as F: and len: above), then the work of all cylinders together.
-  for (int v = 0; v < c->nvol; v++) {
-    if (fputc(',', fp) == EOF) return -1;
-    if (put_field(fp, "p:", m->vol_name + (size_t)v * HY_NAME_MAX, "Pa")) return -1;
-  }
-  for (int v = 0; v < c->nvlv; v++) {
-    if (fputc(',', fp) == EOF) return -1;
-    if (put_field(fp, "U:", m->vlv_name + (size_t)v * HY_NAME_MAX, "V")) return -1;
-  }
-  static const char* const cyl_prefix[3] = {"F_hyd:", "len_a:", "len_b:"};
-  static const char* const cyl_unit[3] = {"N", "m", "m"};
-  for (int pass = 0; pass < 3; pass++) {
-    for (int k = 0; k < c->ncyl; k++) {
-      if (fputc(',', fp) == EOF) return -1;
-      if (put_field(fp, cyl_prefix[pass], cyl_name(m, k), cyl_unit[pass])) return -1;
-    }
-  }
-  if (c->ncyl > 0 && fputs(",W_act[J],D_visc[J],W_damp[J]", fp) == EOF) return -1;
-  // seal friction, after the columns of models without it so that theirs keep their places:
-  // per cylinder with friction its rate and F_mu, then its internal states, then D_fric
-  for (int pass = 0; pass < 2 && c->nfric > 0; pass++) {
-    for (int k = 0; k < c->ncyl; k++) {
-      if (m->cyl_fric[k].law == HY_FRICTION_NONE) continue;
-      if (fputc(',', fp) == EOF) return -1;
-      if (put_field(fp, pass == 0 ? "rate:" : "F_mu:", cyl_name(m, k), pass == 0 ? "m/s" : "N")) {
-        return -1;
-      }
-    }
-  }
-  for (int k = 0; k < c->ncyl && c->nfric > 0; k++) {
-    const hy_friction_law law = m->cyl_fric[k].law;
-    for (int s = 0; s < hy_friction_nstates(law); s++) {
-      char prefix[8];
-      snprintf(prefix, sizeof prefix, "%s:", hy_friction_state_name(law, s));
-      if (fputc(',', fp) == EOF) return -1;
-      if (put_field(fp, prefix, cyl_name(m, k), hy_friction_state_unit(law, s))) return -1;
-    }
-  }
-  if (c->nfric > 0 && fputs(",D_fric[J]", fp) == EOF) return -1;
-  // per-step statistics last, so that the columns before them keep their places
-  if (c->iter && fputs(",residual,step_wall[s]", fp) == EOF) return -1;
-  return fputc('\n', fp) == EOF ? -1 : 0;
+// Appends text to the buffer (the caller made room).
+static void put(hy_csv_writer* w, const char* s, size_t len) {
+  memcpy(w->buf + w->used, s, len);
+  w->used += len;
 }
+
+// One header field: name[unit], or name for a unit "", quoted when it holds a separator, a
+// quote or a line break (element names come from model files and may hold anything).
+static size_t header_field(char* out, const char* name, const char* unit) {
+  char plain[HY_CHANNEL_NAME_MAX + 24];
+  snprintf(plain, sizeof plain, unit[0] ? "%s[%s]" : "%s", name, unit);
+  if (!strpbrk(plain, ",\"\r\n")) {
+    strcpy(out, plain);
+    return strlen(plain);
+  }
+  size_t k = 0;
+  out[k++] = '"';
+  for (const char* p = plain; *p; p++) {
+    if (*p == '"') out[k++] = '"';
+    out[k++] = *p;
+  }
+  out[k++] = '"';
+  out[k] = '\0';
+  return k;
+}
+
+static void writer_free(hy_csv_writer* w) {
+  if (!w) return;
+  if (w->names) {
+    for (int i = 0; i < w->n; i++) hy_free(w->names[i]);
+  }
+  hy_free(w->names);
+  hy_free(w->buf);
+  hy_free(w);
+}
+
+hy_status hy_csv_writer_open(const char* path, int n, const char* const* names,
+                             const char* const* units, hy_csv_writer** out, hy_error* err) {
+  if (!path || n < 1 || !names || !units || !out) {
+    return HY_FAIL(err, HY_ERR_ARG, "CSV writer: invalid argument");
+  }
+  *out = NULL;
+  hy_csv_writer* w = hy_calloc(1, sizeof *w);
+  if (!w) return HY_FAIL(err, HY_ERR_NOMEM, "CSV writer: out of memory");
+  w->n = n;
+  w->fd = -1;
+  w->cap = CSV_BUFFER + (size_t)n * (2 * HY_CHANNEL_NAME_MAX + 48);
+  w->buf = hy_malloc(w->cap);
+  w->names = hy_calloc((size_t)n, sizeof *w->names);
+  if (!w->buf || !w->names) {
+    writer_free(w);
+    return HY_FAIL(err, HY_ERR_NOMEM, "CSV writer: out of memory");
+  }
+  for (int i = 0; i < n; i++) {
+    w->names[i] = hy_malloc(strlen(names[i]) + 1);
+    if (!w->names[i]) {
+      writer_free(w);
+      return HY_FAIL(err, HY_ERR_NOMEM, "CSV writer: out of memory");
+    }
+    strcpy(w->names[i], names[i]);
+  }
+  w->is_stdout = strcmp(path, "-") == 0;
+  if (w->is_stdout) {
+    fflush(stdout);  // whatever stdio holds goes before the rows
+    w->fd = STDOUT_FILENO;
+  } else {
+    // not truncated before the lock is held: a second run must not empty the first one's file
+    w->fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (w->fd < 0) {
+      int e = errno;
+      writer_free(w);
+      return HY_FAIL(err, HY_ERR_IO, "cannot open '%s' for writing: %s", path, strerror(e));
+    }
+    if (flock(w->fd, LOCK_EX | LOCK_NB) != 0) {
+      int e = errno;
+      close(w->fd);
+      writer_free(w);
+      if (e == EWOULDBLOCK) {
+        return HY_FAIL(err, HY_ERR_IO,
+                       "another process is writing '%s': choose another --out (the file was "
+                       "left as it is)",
+                       path);
+      }
+      return HY_FAIL(err, HY_ERR_IO, "cannot lock '%s': %s", path, strerror(e));
+    }
+    if (ftruncate(w->fd, 0) != 0) {
+      int e = errno;
+      close(w->fd);
+      writer_free(w);
+      return HY_FAIL(err, HY_ERR_IO, "cannot truncate '%s': %s", path, strerror(e));
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    char field[4 * HY_CHANNEL_NAME_MAX];
+    if (i) put(w, ",", 1);
+    put(w, field, header_field(field, names[i], units[i]));
+  }
+  put(w, "\n", 1);
+  // The header is written at once so that even a run failing at its first step leaves a file
+  // that says what it would have held.
+  if (flush_rows(w)) {
+    int e = w->failed;
+    if (!w->is_stdout) close(w->fd);
+    writer_free(w);
+    return HY_FAIL(err, HY_ERR_IO, "cannot write '%s': %s", path, strerror(e));
+  }
+  *out = w;
+  return HY_OK;
+}
+
+hy_status hy_csv_writer_row(hy_csv_writer* w, const double* row, hy_error* err) {
+  if (!w || !row) return HY_FAIL(err, HY_ERR_ARG, "CSV writer: NULL argument");
+  for (int i = 0; i < w->n; i++) {
+    if (!isfinite(row[i])) {
+      return HY_FAIL(err, HY_ERR_NAN,
+                     "%s is not finite at t = %.9g s: the row is not written", w->names[i],
+                     row[0]);
+    }
+  }
+  if (w->cap - w->used < (size_t)w->n * CSV_ROW_MAX + 2 && flush_rows(w)) {
+    return HY_FAIL(err, HY_ERR_IO, "writing the CSV failed: %s", strerror(w->failed));
+  }
+  // %.17g: the shortest fixed precision that round-trips every double, so the file can serve as
+  // a reference trajectory without loss (at most 24 characters)
+  for (int i = 0; i < w->n; i++) {
+    int len = snprintf(w->buf + w->used, CSV_ROW_MAX, i ? ",%.17g" : "%.17g", row[i]);
+    w->used += (size_t)len;
+  }
+  w->buf[w->used++] = '\n';
+  if ((++w->pending >= HY_RESULTS_FLUSH_ROWS || w->used >= CSV_BUFFER) && flush_rows(w)) {
+    return HY_FAIL(err, HY_ERR_IO, "writing the CSV failed: %s", strerror(w->failed));
+  }
+  return HY_OK;
+}
+
+hy_status hy_csv_writer_close(hy_csv_writer* w, hy_error* err) {
+  if (!w) return HY_OK;
+  flush_rows(w);
+  int e = w->failed;
+  if (!w->is_stdout && close(w->fd) != 0 && !e) e = errno;
+  writer_free(w);
+  if (e) return HY_FAIL(err, HY_ERR_IO, "writing the CSV failed: %s", strerror(e));
+  return HY_OK;
+}
+
+//----- the default channels of a run, in one call ----------------------------------------------
+
+struct hy_csv {
+  hy_channels* ch;
+  int* sel;
+  int n;
+  double* row;
+  hy_writer* w;
+  const hy_data* d;  // the data the channels point into
+};
 
 hy_status hy_csv_open(const char* path, const hy_model* m, const hy_data* d, hy_csv** out,
                       hy_error* err) {
   if (!path || !m || !d || !out) return HY_FAIL(err, HY_ERR_ARG, "hy_csv_open: NULL argument");
-  // The columns are one per joint; a joint with several coordinates would need more names.
-  if (m->sizes.nz != m->sizes.nbody) {
-    return HY_FAIL(err, HY_ERR_ARG, "CSV recorder: %d coordinates for %d joints", m->sizes.nz,
-                   m->sizes.nbody);
-  }
+  *out = NULL;
   hy_csv* c = hy_calloc(1, sizeof *c);
   if (!c) return HY_FAIL(err, HY_ERR_NOMEM, "CSV recorder: out of memory");
-  c->is_stdout = strcmp(path, "-") == 0;
-  c->fp = c->is_stdout ? stdout : fopen(path, "w");
-  if (!c->fp) {
-    int e = errno;
-    hy_free(c);
-    return HY_FAIL(err, HY_ERR_IO, "cannot open '%s' for writing: %s", path, strerror(e));
+  c->d = d;
+  hy_status st = hy_channels_make(m, d, &c->ch, err);
+  if (st == HY_OK) st = hy_channels_select(c->ch, NULL, &c->sel, &c->n, err);
+  const char** names = NULL;
+  const char** units = NULL;
+  if (st == HY_OK) {
+    c->row = hy_calloc((size_t)c->n, sizeof *c->row);
+    names = hy_calloc((size_t)c->n, sizeof *names);
+    units = hy_calloc((size_t)c->n, sizeof *units);
+    if (!c->row || !names || !units) st = HY_FAIL(err, HY_ERR_NOMEM, "CSV recorder: out of memory");
   }
-  c->nz = m->sizes.nz;
-  c->njnt = m->sizes.nbody;
-  c->violation = m->sizes.ncut > 0;
-  c->iter = d->integrator == HY_INTEG_TRAPEZOIDAL;
-  c->nfrc = m->sizes.nfrc;
-  c->nvol = m->sizes.nvol;
-  c->nvlv = m->sizes.nvlv;
-  c->ncyl = m->sizes.ncyl;
-  for (int k = 0; k < c->ncyl; k++) c->nfric += m->cyl_fric[k].law != HY_FRICTION_NONE;
-  // The header is flushed at once so that even a run failing at its first step leaves a file
-  // that says what it would have held.
-  if (write_header(c->fp, m, c) || fflush(c->fp) == EOF) {
-    int e = errno;
-    if (!c->is_stdout) fclose(c->fp);
-    hy_free(c);
-    return HY_FAIL(err, HY_ERR_IO, "cannot write '%s': %s", path, strerror(e));
+  if (st == HY_OK) {
+    for (int i = 0; i < c->n; i++) {
+      names[i] = c->ch->ch[c->sel[i]].name;
+      units[i] = c->ch->ch[c->sel[i]].unit;
+    }
+    if (hy_results_format_of(path) != HY_RESULTS_CSV) {
+      st = HY_FAIL(err, HY_ERR_ARG, "CSV recorder: '%s' is not a CSV file name", path);
+    } else {
+      st = hy_writer_open(path, c->n, names, units, NULL, &c->w, err);
+    }
+  }
+  hy_free(names);
+  hy_free(units);
+  if (st != HY_OK) {
+    hy_csv_close(c);
+    return st;
   }
   *out = c;
   return HY_OK;
 }
 
-// The first entry of v (n) that is not finite, or -1.
-static int nonfinite(const double* v, int n) {
-  for (int i = 0; i < n; i++) {
-    if (!isfinite(v[i])) return i;
-  }
-  return -1;
-}
-
-// Which quantity of the row in d is not finite (the first), or NULL: no row holds one, so that
-// a file never carries a value a reader cannot use.
-static const char* nonfinite_column(const hy_csv* c, const hy_model* m, const hy_data* d,
-                                    int* index) {
-  const double scalars[] = {d->time,      d->energy_kin, d->energy_pot, d->work_ext,
-                            d->violation, d->work_hyd,   d->diss_visc,  d->work_damp,
-                            d->diss_fric};
-  static const char* const names[] = {"time",      "E_kin",    "E_pot",     "W_ext",
-                                      "violation", "work_hyd", "diss_visc", "work_damp",
-                                      "diss_fric"};
-  *index = -1;
-  for (size_t k = 0; k < sizeof scalars / sizeof scalars[0]; k++) {
-    if (!isfinite(scalars[k])) return names[k];
-  }
-  struct {
-    const char* name;
-    const double* v;
-    int n;
-  } arrays[] = {{"z", d->z, c->nz},           {"zd", d->zd, c->nz},
-                {"F", d->frc_force, c->nfrc}, {"len", d->frc_len, c->nfrc},
-                {"p", d->p, c->nvol},         {"U", d->U, c->nvlv},
-                {"F_hyd", d->cyl_F_hyd, c->ncyl}, {"len_a", d->cyl_len_a, c->ncyl},
-                {"len_b", d->cyl_len_b, c->ncyl}, {"F_mu", d->cyl_F_fric, c->ncyl},
-                {"w", d->w, m->sizes.nfric}};
-  (void)m;
-  for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++) {
-    *index = nonfinite(arrays[k].v, arrays[k].n);
-    if (*index >= 0) return arrays[k].name;
-  }
-  return NULL;
-}
-
 hy_status hy_csv_write(hy_csv* c, const hy_model* m, const hy_data* d, hy_error* err) {
-  if (!c || !m || !d || m->sizes.nz != c->nz || m->sizes.nfrc != c->nfrc ||
-      m->sizes.nvol != c->nvol || m->sizes.nvlv != c->nvlv || m->sizes.ncyl != c->ncyl) {
-    return HY_FAIL(err, HY_ERR_ARG, "CSV recorder: the data is not of the model of the file");
+  if (!c || !m || !d || d != c->d) {
+    return HY_FAIL(err, HY_ERR_ARG, "CSV recorder: the data is not the one of the file");
   }
-  int index;
-  const char* which = nonfinite_column(c, m, d, &index);
-  if (which) {
-    char entry[32] = "";
-    if (index >= 0) snprintf(entry, sizeof entry, " entry %d", index);
-    return HY_FAIL(err, HY_ERR_NAN,
-                   "CSV recorder: %s%s is not finite at t = %.9g s: the row is not written",
-                   which, entry, d->time);
-  }
-  FILE* fp = c->fp;
-  // %.17g: the shortest fixed precision that round-trips every double, so the file can serve as
-  // a reference trajectory without loss.
-  int bad = fprintf(fp, "%.17g", d->time) < 0;
-  for (int pass = 0; pass < 2 && !bad; pass++) {
-    const double* v = pass == 0 ? d->z : d->zd;
-    for (int j = 0; j < c->njnt && !bad; j++) {
-      bad = fprintf(fp, ",%.17g", v[m->jnt_zadr[j]]) < 0;
-    }
-  }
-  if (!bad) {
-    bad = fprintf(fp, ",%.17g,%.17g,%.17g,%.17g", d->energy_kin, d->energy_pot, d->work_ext,
-                  hy_energy_total(d)) < 0;
-  }
-  if (!bad && c->violation) bad = fprintf(fp, ",%.17g", d->violation) < 0;
-  if (!bad && c->iter) {
-    bad = fprintf(fp, ",%d", d->stats.niter_last) < 0;
-  }
-  for (int pass = 0; pass < 2 && !bad; pass++) {
-    const double* v = pass == 0 ? d->frc_force : d->frc_len;
-    for (int k = 0; k < c->nfrc && !bad; k++) bad = fprintf(fp, ",%.17g", v[k]) < 0;
-  }
-  for (int v = 0; v < c->nvol && !bad; v++) bad = fprintf(fp, ",%.17g", d->p[v]) < 0;
-  for (int v = 0; v < c->nvlv && !bad; v++) bad = fprintf(fp, ",%.17g", d->U[v]) < 0;
-  for (int pass = 0; pass < 3 && !bad; pass++) {
-    const double* v = pass == 0 ? d->cyl_F_hyd : (pass == 1 ? d->cyl_len_a : d->cyl_len_b);
-    for (int k = 0; k < c->ncyl && !bad; k++) bad = fprintf(fp, ",%.17g", v[k]) < 0;
-  }
-  if (!bad && c->ncyl > 0) {
-    // W_act: the cylinders' work on the mechanism (hy_actuator_work), the quantity `hydyn run`
-    // quotes the energy drift against
-    bad = fprintf(fp, ",%.17g,%.17g,%.17g", hy_actuator_work(d), d->diss_visc, d->work_damp) < 0;
-  }
-  for (int pass = 0; pass < 2 && c->nfric > 0 && !bad; pass++) {
-    for (int k = 0; k < c->ncyl && !bad; k++) {
-      if (m->cyl_fric[k].law == HY_FRICTION_NONE) continue;
-      const double v = pass == 0 ? d->frc_rate[m->cyl_frc[k]] : d->cyl_F_fric[k];
-      bad = fprintf(fp, ",%.17g", v) < 0;
-    }
-  }
-  for (int k = 0; k < m->sizes.nfric && !bad; k++) bad = fprintf(fp, ",%.17g", d->w[k]) < 0;
-  if (c->nfric > 0 && !bad) bad = fprintf(fp, ",%.17g", d->diss_fric) < 0;
-  if (!bad && c->iter) {
-    bad = fprintf(fp, ",%.6g,%.6g", d->stats.res_last, d->stats.wall_last) < 0;
-  }
-  if (!bad) bad = fputc('\n', fp) == EOF;
-  if (!bad && ++c->unflushed >= HY_CSV_FLUSH_ROWS) {
-    bad = fflush(fp) == EOF;
-    c->unflushed = 0;
-  }
-  if (bad) {
-    c->failed = 1;
-    return HY_FAIL(err, HY_ERR_IO, "CSV recorder: writing failed: %s", strerror(errno));
-  }
-  return HY_OK;
+  hy_channels_eval(c->ch, d, c->sel, c->n, c->row);
+  return hy_writer_row(c->w, c->row, err);
 }
 
 hy_status hy_csv_close(hy_csv* c) {
   if (!c) return HY_OK;
-  int bad = c->failed;
-  if (fflush(c->fp) == EOF || ferror(c->fp)) bad = 1;
-  if (!c->is_stdout && fclose(c->fp) == EOF) bad = 1;
+  hy_status st = hy_writer_close(c->w, NULL, NULL);
+  hy_free(c->row);
+  hy_channels_free_selection(c->sel);
+  hy_channels_free(c->ch);
   hy_free(c);
-  return bad ? HY_ERR_IO : HY_OK;
+  return st;
 }

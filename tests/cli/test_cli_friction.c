@@ -115,7 +115,7 @@ START_TEST(help_lists_options) {
   run_hydyn((const char*[]){"--help", NULL}, NULL, &result);
   ck_assert_int_eq(result.status, 0);
   ASSERT_HAS(result.out, "friction LAW|MODEL");
-  ASSERT_HAS(result.out, "'hydyn friction --help'");
+  ASSERT_HAS(result.out, "'hydyn COMMAND --help'");
   rmdir(tmp_dir);
 }
 END_TEST

@@ -39,6 +39,7 @@ static void csv_case_init(csv_case* c, const char* name0, const char* name1) {
   c->jnt_zadr[0] = 1;
   c->jnt_zadr[1] = 0;
   c->m.jnt_name = c->jnt_name;
+  c->m.body_name = c->jnt_name;  // the body_x: channels are named after the bodies
   c->m.jnt_type = c->jnt_type;
   c->m.jnt_zadr = c->jnt_zadr;
   c->d.z = c->z;
@@ -68,7 +69,7 @@ static void set_state(csv_case* c, int k) {
 static char* read_all(const char* path) {
   FILE* fp = fopen(path, "rb");
   ck_assert_ptr_nonnull(fp);
-  static char buf[1 << 16];
+  static char buf[1 << 20];
   size_t n = fread(buf, 1, sizeof buf - 1, fp);
   buf[n] = '\0';
   fclose(fp);
@@ -147,19 +148,24 @@ END_TEST
 
 START_TEST(rows_reach_the_file_while_open) {
   // A run that dies without closing keeps everything up to the last flush: the header at once,
-  // then every HY_CSV_FLUSH_ROWS rows.
+  // then every HY_RESULTS_FLUSH_ROWS rows.
   csv_case c;
   csv_case_init(&c, "a", "b");
   hy_csv* csv = NULL;
   ck_assert_int_eq(hy_csv_open(c.path, &c.m, &c.d, &csv, NULL), HY_OK);
   ck_assert_int_eq(count_lines(read_all(c.path)), 1);
-  for (int k = 0; k < HY_CSV_FLUSH_ROWS + 3; k++) {
+  for (int k = 0; k < HY_RESULTS_FLUSH_ROWS + 3; k++) {
     set_state(&c, k);
     ck_assert_int_eq(hy_csv_write(csv, &c.m, &c.d, NULL), HY_OK);
   }
-  ck_assert_int_ge(count_lines(read_all(c.path)), 1 + HY_CSV_FLUSH_ROWS);
+  ck_assert_int_ge(count_lines(read_all(c.path)), 1 + 64);
+  FILE* fp = fopen(c.path, "rb");  // whole rows only: the file ends with a line break
+  ck_assert_ptr_nonnull(fp);
+  ck_assert_int_eq(fseek(fp, -1, SEEK_END), 0);
+  ck_assert_int_eq(fgetc(fp), '\n');
+  fclose(fp);
   ck_assert_int_eq(hy_csv_close(csv), HY_OK);
-  ck_assert_int_eq(count_lines(read_all(c.path)), 1 + HY_CSV_FLUSH_ROWS + 3);
+  ck_assert_int_eq(count_lines(read_all(c.path)), 1 + HY_RESULTS_FLUSH_ROWS + 3);
   csv_case_cleanup(&c);
 }
 END_TEST
@@ -199,7 +205,8 @@ START_TEST(nonfinite_rows_are_refused) {
   set_state(&c, 2);
   c.zd[1] = NAN;
   ck_assert_int_eq(hy_csv_write(csv, &c.m, &c.d, &err), HY_ERR_NAN);
-  ck_assert_msg(strstr(err.msg, "zd entry 1 is not finite"), "%s", err.msg);
+  // zd[1] is the coordinate of joint j1 (jnt_zadr): the message names the channel
+  ck_assert_msg(strstr(err.msg, "zd:j1 is not finite at t = 0.2 s"), "%s", err.msg);
   ck_assert_int_eq(hy_csv_close(csv), HY_OK);
   const char* text = read_all(c.path);
   ck_assert_int_eq(count_lines(text), 2);  // the header and the one finite row

@@ -1,0 +1,11 @@
+// `hydyn plot`: placeholder until the command is written.
+#include <stdio.h>
+
+#include "cli/cli.h"
+
+int hy_cli_plot(int argc, char** argv) {
+  (void)argc;
+  (void)argv;
+  fputs("hydyn plot: not yet built\n", stderr);
+  return HY_CLI_FAIL;
+}
