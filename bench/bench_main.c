@@ -1,19 +1,25 @@
-// hydyn_bench: every built-in model, each for its own t_end at its own dt, timed over several
-// repetitions. Open trees run with every explicit integrator (tree formulation); models with cut
-// joints or hydraulics, which the tree formulation cannot run, with penalty and with double-step
-// (both trapezoidal-Newton; the hydraulic work cycles four-bar-a, quick-return, four-bar-b and
-// crane for their full 10 s at dt = 1 ms). Prints a table, then hydyn's time for the work cycle
-// of four-bar A against the MATLAB times of seed 000, the friction laws' four-bar B cycles
-// against the frictionless one (seed 002 Sect. 6.4), and writes
-// bench/results/<hostname>/explicit.csv (the name predates the closed-loop rows; kept so that
-// older results stay the baseline); when that file already exists, its time per step is the
-// baseline the new run is compared with (the "vs base" column) before it is replaced.
+// hydyn_bench [MODEL ...]: models, each for its own t_end at its own dt, timed over several
+// repetitions. A MODEL is a file or the name of a built-in model or family member (as `hydyn
+// run` takes it); none means every built-in model. Open trees run with every explicit integrator
+// (tree formulation); models with cut joints or hydraulics, which the tree formulation cannot
+// run, with penalty and with double-step (both trapezoidal-Newton; the hydraulic work cycles
+// four-bar-a, quick-return, four-bar-b and crane for their full 10 s at dt = 1 ms). Prints a
+// table, then hydyn's time for the work cycle of four-bar A against the MATLAB times of seed 000,
+// the friction laws' four-bar B cycles against the frictionless one (seed 002 Sect. 6.4), and
+// what recording every step of four-bar A to CSV and to HDF5 costs over the run without output.
+// Writes <build>/bench/results/<hostname>/explicit.csv (the name predates the closed-loop rows;
+// kept so that older results stay the baseline); when that file already exists, its time per
+// step is the baseline the new run is compared with (the "vs base" column) before it is
+// replaced, and its rows of cases this run left out are carried over. A fresh build folder
+// compares with this machine's committed record in bench/results/<hostname>/ instead.
 //
 // A step failure (forward Euler blowing up, say) is a result, shown in the table and the file;
-// the exit status is 1 only when a model cannot be loaded or set up. "vs base" is the new time
-// per step over the baseline's: below 1 is faster. Uses the public API only; the CSV recorder
-// is not involved, only hy_step is timed.
-#define _POSIX_C_SOURCE 200809L  // clock_gettime, gethostname, mkdir
+// the exit status is 1 only when a model cannot be loaded or set up, a recording fails (a format
+// missing from the build aside), or the results file cannot be written. "vs base" is the new
+// time per step over the baseline's: below 1 is faster. The table times hy_step only (no
+// recorder); the recording figure goes through the results writer of src/io, the one
+// `hydyn run --out` uses.
+#define _POSIX_C_SOURCE 200809L  // clock_gettime, gethostname, mkdir, stat, unlink
 
 #include <errno.h>
 #include <float.h>
@@ -25,8 +31,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hydyn/channels.h"
 #include "hydyn/hydyn.h"
 #include "hydyn/names.h"
+#include "io/io.h"
+
+// CMake passes <build>/bench/results and the source tree's bench/results (the committed records,
+// read only); a build without them writes below the working directory.
+#ifndef HY_BENCH_RESULTS_DIR
+#define HY_BENCH_RESULTS_DIR "bench-results"
+#endif
+#ifndef HY_BENCH_RECORDS_DIR
+#define HY_BENCH_RECORDS_DIR "bench/results"
+#endif
 
 enum { MAX_REPS = 101, MAX_ROWS = 256 };
 
@@ -159,17 +176,28 @@ static int column(char** names, int n, const char* name) {
   return -1;
 }
 
-// Reads the previous results as baselines for the rows (matched by model, formulation and
-// integrator). Columns are found by name, so files written before the formulation column (all
-// rows then used the tree formulation) still serve.
-static void read_baseline(const char* path, bench_row* rows, int nrow) {
+// The rows of the previous results file that this run did not redo (another set of models
+// was given), kept as they were: the file then always holds the latest figures of every case.
+typedef struct carried_rows {
+  int n;
+  char line[MAX_ROWS][1024];
+} carried_rows;
+
+// Reads the previous results: the baselines of the rows (matched by model, formulation and
+// integrator), and into *keep the lines of the cases the rows do not hold. Columns are found by
+// name, so files written before the formulation column (all rows then used the tree
+// formulation) still serve as baselines; only a file with the current header has lines kept.
+// Nullable: keep (baselines only).
+static void read_previous(const char* path, bench_row* rows, int nrow, carried_rows* keep) {
+  if (keep) keep->n = 0;
   FILE* fp = fopen(path, "r");
   if (!fp) return;
   enum { MAXF = 32 };
-  char head[1024], line[1024];
+  char head[1024], line[1024], copy[1024];
   char* names[MAXF];
   char* field[MAXF];
   if (!fgets(head, sizeof head, fp)) head[0] = '\0';
+  const int same_header = strcmp(head, csv_header) == 0;
   const int nh = split_fields(head, names, MAXF);
   const int c_model = column(names, nh, "model"), c_form = column(names, nh, "formulation");
   const int c_integ = column(names, nh, "integrator"), c_us = column(names, nh, "us_per_step");
@@ -179,21 +207,29 @@ static void read_baseline(const char* path, bench_row* rows, int nrow) {
     return;
   }
   while (fgets(line, sizeof line, fp)) {
+    snprintf(copy, sizeof copy, "%s", line);
     const int nf = split_fields(line, field, MAXF);
-    if (nf != nh || strcmp(field[c_status], "ok") != 0) continue;
+    if (nf != nh) continue;
     const char* form = c_form >= 0 ? field[c_form] : hy_formulation_name(HY_FORM_TREE);
+    int matched = 0;
     for (int i = 0; i < nrow; i++) {
       if (strcmp(rows[i].model, field[c_model]) == 0 &&
           strcmp(hy_formulation_name(rows[i].formulation), form) == 0 &&
           strcmp(row_integrator(&rows[i]), field[c_integ]) == 0) {
-        rows[i].base_us = strtod(field[c_us], NULL);
+        matched = 1;
+        if (strcmp(field[c_status], "ok") == 0) rows[i].base_us = strtod(field[c_us], NULL);
       }
+    }
+    if (keep && !matched && same_header && keep->n < MAX_ROWS) {
+      copy[strcspn(copy, "\r\n")] = '\0';
+      snprintf(keep->line[keep->n++], sizeof keep->line[0], "%s", copy);
     }
   }
   fclose(fp);
 }
 
-static int write_results(const char* path, const bench_row* rows, int nrow) {
+static int write_results(const char* path, const bench_row* rows, int nrow,
+                         const carried_rows* keep) {
   FILE* fp = fopen(path, "w");
   if (!fp) {
     fprintf(stderr, "hydyn_bench: cannot write %s: %s\n", path, strerror(errno));
@@ -221,13 +257,29 @@ static int write_results(const char* path, const bench_row* rows, int nrow) {
     if (!isnan(r->drift_pct_work)) fprintf(fp, "%.6g", r->drift_pct_work);
     fprintf(fp, ",%s\n", ok ? "ok" : "failed");
   }
-  return fclose(fp) == 0 ? 0 : -1;
+  for (int i = 0; i < keep->n; i++) fprintf(fp, "%s\n", keep->line[i]);
+  if (fclose(fp) != 0) {
+    fprintf(stderr, "hydyn_bench: cannot write %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  return 0;
 }
 
-static int make_dir(const char* path) {
-  if (mkdir(path, 0755) == 0 || errno == EEXIST) return 0;
-  fprintf(stderr, "hydyn_bench: cannot create %s: %s\n", path, strerror(errno));
-  return -1;
+// mkdir -p: the results folder is two levels below a build folder that may be fresh.
+static int make_dirs(const char* path) {
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%s", path);
+  for (char* p = buf + 1;; p++) {
+    if (*p != '/' && *p != '\0') continue;
+    const char c = *p;
+    *p = '\0';
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST) {
+      fprintf(stderr, "hydyn_bench: cannot create %s: %s\n", buf, strerror(errno));
+      return -1;
+    }
+    if (c == '\0') return 0;
+    *p = c;
+  }
 }
 
 //----- seed 000 comparison ---------------------------------------------------------------------
@@ -378,28 +430,242 @@ static void print_friction_comparison(const bench_row* rows, int nrow) {
   }
 }
 
+//----- cost of recording ----------------------------------------------------------------------
+
+// The goal of the results issue: recording every step of four-bar A to HDF5 costs at most this
+// many times the run without output.
+static const double record_goal = 1.5;
+static const char* const record_model = "four-bar-a";
+
+enum { REC_NONE, REC_CSV, REC_HDF5, NREC };
+static const char* const rec_label[NREC] = {"no output", "CSV", "HDF5"};
+static const char* const rec_file[NREC] = {NULL, "record.csv", "record.h5"};
+
+// The recorder `hydyn run --out` uses, reduced to what is timed: the default channels of the
+// data, evaluated and handed to the results writer after every step.
+typedef struct recorder {
+  hy_channels* ch;
+  int* sel;
+  int n;
+  double* row;
+  const char** names;
+  const char** units;
+  hy_writer* w;
+  hy_error err;
+} recorder;
+
+static hy_status record_row(void* user, const hy_model* m, const hy_data* d) {
+  recorder* r = user;
+  (void)m;
+  hy_channels_eval(r->ch, d, r->sel, r->n, r->row);
+  return hy_writer_row(r->w, r->row, &r->err);
+}
+
+typedef struct record_result {
+  int ran;    // 1 when the model was recorded
+  int nchan;  // channels per row, time included
+  long rows;  // rows of a file
+  long long steps;
+  double dt, t_end;
+  double wall[NREC];       // fastest repetition, writer open to close (s); NAN when not run
+  long bytes[NREC];        // size of the file
+  hy_status status[NREC];  // HY_ERR_DEP: the format is not in this build
+  char msg[NREC][512];     // why a case failed (hy_error.msg)
+} record_result;
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// One repetition of case k from the initial state: opens the file, runs, closes it. The time
+// includes opening and closing, which the user of `hydyn run --out` waits for too.
+static hy_status record_once(const hy_model* m, hy_data* d, recorder* r, int k, const char* path,
+                             record_result* res, double* wall) {
+  memset(&r->err, 0, sizeof r->err);
+  hy_status s = hy_data_reset(m, d);
+  if (s != HY_OK) {
+    snprintf(res->msg[k], sizeof res->msg[k], "hy_data_reset: %s", hy_status_str(s));
+    return s;
+  }
+  const double t0 = now();
+  hy_run_options o = hy_run_options_default();
+  if (k != REC_NONE) {
+    const hy_results_meta meta = {m->name, NULL, NULL};
+    s = hy_writer_open(path, r->n, r->names, r->units, &meta, &r->w, &r->err);
+    if (s != HY_OK) {
+      snprintf(res->msg[k], sizeof res->msg[k], "%s",
+               r->err.msg[0] ? r->err.msg : hy_status_str(s));
+      return s;
+    }
+    o.record = record_row;
+    o.record_user = r;
+  }
+  hy_run_summary sum;
+  s = hy_run(m, d, &o, &sum);
+  if (k != REC_NONE) {
+    if (s == HY_OK) res->rows = hy_writer_rows(r->w);
+    hy_error close_err;
+    memset(&close_err, 0, sizeof close_err);
+    const hy_status c = hy_writer_close(r->w, NULL, &close_err);
+    r->w = NULL;
+    if (s == HY_OK && c != HY_OK) s = c, r->err = close_err;
+  }
+  *wall = now() - t0;
+  res->steps = sum.steps;
+  if (s != HY_OK) {
+    snprintf(res->msg[k], sizeof res->msg[k], "%s", r->err.msg[0] ? r->err.msg : hy_status_str(s));
+    return s;
+  }
+  if (k != REC_NONE) {
+    struct stat st;
+    res->bytes[k] = stat(path, &st) == 0 ? (long)st.st_size : -1;
+    unlink(path);  // several MB that nobody reads: only the time was wanted
+  }
+  return HY_OK;
+}
+
+// Runs model m (the options it was loaded with, as `hydyn run` would) `reps` times without
+// output, recording every step to CSV and to HDF5 in dir; the cases take turns, so that a change
+// in the machine's speed touches all three alike. Returns -1 when the data cannot be made or a
+// format other than an unavailable one fails.
+static int bench_recording(const hy_model* m, int reps, const char* dir, record_result* res) {
+  memset(res, 0, sizeof *res);
+  res->ran = 1;
+  res->dt = m->opt.dt;
+  res->t_end = m->opt.t_end;
+  for (int k = 0; k < NREC; k++) res->wall[k] = NAN;
+  hy_data* d = NULL;
+  hy_error err;
+  memset(&err, 0, sizeof err);
+  recorder r;
+  memset(&r, 0, sizeof r);
+  int rc = -1;
+  if (hy_data_make(m, &d, &err) != HY_OK || hy_channels_make(m, d, &r.ch, &err) != HY_OK ||
+      hy_channels_select(r.ch, NULL, &r.sel, &r.n, &err) != HY_OK) {
+    char buf[1024];
+    hy_error_format(&err, buf, sizeof buf);
+    fprintf(stderr, "hydyn_bench: recording %s: %s\n", m->name, buf);
+    goto done;
+  }
+  r.row = calloc((size_t)r.n, sizeof *r.row);
+  r.names = calloc((size_t)r.n, sizeof *r.names);
+  r.units = calloc((size_t)r.n, sizeof *r.units);
+  if (!r.row || !r.names || !r.units) {
+    fprintf(stderr, "hydyn_bench: recording %s: out of memory\n", m->name);
+    goto done;
+  }
+  for (int i = 0; i < r.n; i++) {
+    r.names[i] = r.ch->ch[r.sel[i]].name;
+    r.units[i] = r.ch->ch[r.sel[i]].unit;
+  }
+  res->nchan = r.n;
+  rc = 0;
+  for (int rep = 0; rep < reps; rep++) {
+    for (int k = 0; k < NREC; k++) {
+      if (res->status[k] != HY_OK) continue;  // failed or unavailable: said once
+      char path[1024] = "";
+      if (rec_file[k]) snprintf(path, sizeof path, "%s/%s", dir, rec_file[k]);
+      double wall = NAN;
+      res->status[k] = record_once(m, d, &r, k, path, res, &wall);
+      if (res->status[k] != HY_OK) {
+        res->wall[k] = NAN;
+        if (res->status[k] != HY_ERR_DEP) rc = -1;
+        if (rec_file[k]) unlink(path);
+        continue;
+      }
+      if (isnan(res->wall[k]) || wall < res->wall[k]) res->wall[k] = wall;
+    }
+  }
+done:
+  free(r.row);
+  free(r.names);
+  free(r.units);
+  hy_channels_free_selection(r.sel);
+  hy_channels_free(r.ch);
+  hy_data_free(d);
+  return rc;
+}
+
+static void print_recording(const record_result* res, int reps) {
+  if (!res->ran) return;
+  printf(
+      "\nrecording %s: %g s at dt = %g s, every step (%lld steps, %ld rows of %d channels), "
+      "fastest of %d, writer opened and closed included\n",
+      record_model, res->t_end, res->dt, res->steps, res->rows, res->nchan, reps);
+  printf("%-10s %10s %8s %9s %s\n", "output", "wall (ms)", "ratio", "file (MB)", "goal");
+  const double base = res->wall[REC_NONE];
+  for (int k = 0; k < NREC; k++) {
+    if (res->status[k] == HY_ERR_DEP) {
+      printf("%s: not available in this build\n", rec_label[k]);
+      continue;
+    }
+    if (res->status[k] != HY_OK) {
+      printf("%-10s FAILED: %s\n", rec_label[k], res->msg[k]);
+      continue;
+    }
+    char ratio[32] = "-", size[32] = "-", goal[64] = "-";
+    const int has_base = res->status[REC_NONE] == HY_OK;
+    if (k != REC_NONE) {
+      if (has_base) snprintf(ratio, sizeof ratio, "%.2f", res->wall[k] / base);
+      if (res->bytes[k] >= 0) snprintf(size, sizeof size, "%.2f", res->bytes[k] / 1e6);
+    }
+    if (k == REC_HDF5 && has_base) {
+      snprintf(goal, sizeof goal, "ratio <= %.1f: %s", record_goal,
+               res->wall[k] / base <= record_goal ? "PASS" : "FAIL");
+    }
+    printf("%-10s %10.2f %8s %9s %s\n", rec_label[k], 1e3 * res->wall[k], ratio, size, goal);
+  }
+}
+
 //----- main ------------------------------------------------------------------------------------
 
 static void usage(FILE* fp) {
   fputs(
-      "usage: hydyn_bench [--reps N] [--model NAME] [--results DIR] [--no-write]\n"
+      "usage: hydyn_bench [--reps N] [--results DIR] [--no-write] [--no-record] [MODEL ...]\n"
       "\n"
-      "Runs every built-in model for the model's t_end at its dt, N times (default 5): open\n"
-      "trees with euler, semi-euler and rk4, models with cut joints or hydraulics with the\n"
-      "penalty and the double-step formulation (trapezoidal rule). Prints the median wall time,\n"
-      "time per step, real-time factor, Newton iterations, constraint violation and energy drift\n"
-      "(in % of the released potential energy, or of the maximum actuator work for models with\n"
+      "Runs each MODEL (a model file, or the name of a built-in model or family member; none:\n"
+      "every built-in model) for the model's t_end at its dt, N times (default 5): open trees\n"
+      "with euler, semi-euler and rk4, models with cut joints or hydraulics with the penalty and\n"
+      "the double-step formulation (trapezoidal rule). Prints the median wall time, time per\n"
+      "step, real-time factor, Newton iterations, constraint violation and energy drift (in % of\n"
+      "the released potential energy, or of the maximum actuator work for models with\n"
       "cylinders), then the speed-up of four-bar-a's 10 s work cycle over the MATLAB times of\n"
-      "seed 000, and the seal friction laws' four-bar B cycles against the frictionless one\n"
-      "(time ratio and Newton iterations, the goals of docs/friction.md). Writes DIR/explicit.csv (default DIR: bench/results/<hostname> in the source\n"
-      "tree), comparing with the file it replaces.\n",
+      "seed 000, the seal friction laws' four-bar B cycles against the frictionless one (time\n"
+      "ratio and Newton iterations, the goals of docs/friction.md), and, when four-bar-a is run,\n"
+      "what recording its every step to CSV and to HDF5 costs over the run without output\n"
+      "(goal for HDF5: at most 1.5 times; --no-record leaves it out). Writes DIR/explicit.csv\n"
+      "(default DIR: " HY_BENCH_RESULTS_DIR
+      "/<hostname>), comparing with the file it replaces (in a fresh\n"
+      "build folder: with the committed record " HY_BENCH_RECORDS_DIR
+      "/<hostname>/explicit.csv)\n"
+      "and keeping its rows of models not run this time. --model NAME is the same as NAME.\n",
       fp);
 }
 
+// The name a model goes by in the table and the results file: a built-in or family name as
+// given, a file by its base name without .yaml, so that models/four-bar-a.yaml and four-bar-a
+// share their baseline and the comparisons with the seeds.
+static void model_label(const char* what, char* out, size_t size) {
+  struct stat st;
+  if (stat(what, &st) != 0 || !S_ISREG(st.st_mode)) {
+    snprintf(out, size, "%s", what);
+    return;
+  }
+  const char* base = strrchr(what, '/');
+  base = base ? base + 1 : what;
+  snprintf(out, size, "%s", base);
+  const size_t n = strlen(out);
+  if (n > 5 && strcmp(out + n - 5, ".yaml") == 0) out[n - 5] = '\0';
+  if (n > 4 && strcmp(out + n - 4, ".yml") == 0) out[n - 4] = '\0';
+}
+
 int main(int argc, char** argv) {
-  int reps = 5, write = 1;
-  const char* only = NULL;
+  int reps = 5, write = 1, record = 1;
   const char* dir = NULL;
+  static const char* models[MAX_ROWS];
+  int nmodel = 0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--reps") == 0 && i + 1 < argc) {
       char* end;
@@ -409,35 +675,65 @@ int main(int argc, char** argv) {
         return 2;
       }
       reps = (int)v;
-    } else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) {
-      only = argv[++i];
+    } else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc && nmodel < MAX_ROWS) {
+      models[nmodel++] = argv[++i];
     } else if (strcmp(argv[i], "--results") == 0 && i + 1 < argc) {
       dir = argv[++i];
     } else if (strcmp(argv[i], "--no-write") == 0) {
       write = 0;
+    } else if (strcmp(argv[i], "--no-record") == 0) {
+      record = 0;
     } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
       usage(stdout);
       return 0;
+    } else if (argv[i][0] != '-' && nmodel < MAX_ROWS) {
+      models[nmodel++] = argv[i];
     } else {
       usage(stderr);
       return 2;
     }
   }
+  const int given = nmodel > 0;
+  if (!given) {
+    for (int i = 0; i < hy_builtin_count() && nmodel < MAX_ROWS; i++) {
+      models[nmodel++] = hy_builtin_name(i);
+    }
+  }
+
+  // The results (and the recording's scratch files) go under the build folder, never into the
+  // source tree, whose bench/results/ are records of earlier rounds.
+  char host[256] = "unknown";
+  if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "unknown");
+  host[sizeof host - 1] = '\0';
+  for (char* p = host; *p; p++) {
+    if (*p == '/') *p = '_';
+  }
+  char auto_dir[768];
+  const int default_dir = dir == NULL;
+  if (default_dir) {
+    snprintf(auto_dir, sizeof auto_dir, "%s/%s", HY_BENCH_RESULTS_DIR, host);
+    dir = auto_dir;
+  }
 
   static bench_row rows[MAX_ROWS];
+  static record_result rec;
   int nrow = 0, failed = 0;
-  for (int i = 0; i < hy_builtin_count(); i++) {
-    const char* name = hy_builtin_name(i);
-    if (only && strcmp(only, name) != 0) continue;
+  for (int i = 0; i < nmodel; i++) {
+    char name[HY_NAME_MAX];
+    model_label(models[i], name, sizeof name);
     hy_model* m = NULL;
     hy_error err;
     memset(&err, 0, sizeof err);
-    if (hy_model_load_any(name, &m, &err) != HY_OK) {
+    if (hy_model_load_any(models[i], &m, &err) != HY_OK) {
       char buf[1024];
       hy_error_format(&err, buf, sizeof buf);
-      fprintf(stderr, "hydyn_bench: %s: %s\n", name, buf);
+      fprintf(stderr, "hydyn_bench: %s: %s\n", models[i], buf);
       failed = 1;
       continue;
+    }
+    // with the options the model was loaded with, before the loop below sets its own
+    if (record && !rec.ran && strcmp(name, record_model) == 0) {
+      if (make_dirs(dir) || bench_recording(m, reps, dir, &rec)) failed = 1;
     }
     // the tree formulation would ignore cut joints and cannot integrate pressures, so closed
     // loops and hydraulic models get the implicit methods
@@ -468,29 +764,29 @@ int main(int argc, char** argv) {
     }
     hy_model_free(m);
   }
-  if (only && nrow == 0) {
-    fprintf(stderr, "hydyn_bench: no built-in model '%s'\n", only);
+  if (given && nrow == 0) {
+    fprintf(stderr, "hydyn_bench: none of the models given could be run\n");
     return 1;
   }
 
-  char path[1024] = "";
+  char path[1024] = "", committed[1024] = "";
+  static carried_rows keep;
   if (write) {
-    char host[256] = "unknown";
-    if (gethostname(host, sizeof host) != 0) snprintf(host, sizeof host, "unknown");
-    host[sizeof host - 1] = '\0';
-    for (char* p = host; *p; p++) {
-      if (*p == '/') *p = '_';
-    }
-    char auto_dir[768];
-    if (!dir) {
-      snprintf(auto_dir, sizeof auto_dir, "%s/bench/results", HY_SOURCE_DIR);
-      if (make_dir(auto_dir)) return 1;
-      snprintf(auto_dir, sizeof auto_dir, "%s/bench/results/%s", HY_SOURCE_DIR, host);
-      dir = auto_dir;
-    }
-    if (make_dir(dir)) return 1;
+    if (make_dirs(dir)) return 1;
     snprintf(path, sizeof path, "%s/explicit.csv", dir);
-    read_baseline(path, rows, nrow);
+    struct stat st;
+    if (stat(path, &st) == 0) {
+      read_previous(path, rows, nrow, &keep);
+    } else if (default_dir) {
+      // A fresh build folder has no results yet: this machine's committed record, when there
+      // is one, is the baseline. It is only read; its rows are not carried into the new file.
+      snprintf(committed, sizeof committed, "%s/%s/explicit.csv", HY_BENCH_RECORDS_DIR, host);
+      if (stat(committed, &st) == 0) {
+        read_previous(committed, rows, nrow, NULL);
+      } else {
+        committed[0] = '\0';
+      }
+    }
   }
 
 #ifndef HY_BUILD_TYPE
@@ -528,9 +824,13 @@ int main(int argc, char** argv) {
   }
   print_seed_comparison(rows, nrow);
   print_friction_comparison(rows, nrow);
+  print_recording(&rec, reps);
   if (write) {
-    if (write_results(path, rows, nrow)) return 1;
-    printf("\nwrote %s\n", path);
+    if (write_results(path, rows, nrow, &keep)) return 1;
+    printf("\nwrote %s", path);
+    if (keep.n > 0) printf(" (and kept %d rows of models not run this time)", keep.n);
+    if (committed[0]) printf(" (baseline: the committed record %s)", committed);
+    putchar('\n');
   }
   return failed ? 1 : 0;
 }

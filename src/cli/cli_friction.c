@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "cli/cli_load.h"
 #include "hydyn/hydyn.h"
 #include "hydyn/names.h"
 #include "io/io.h"
@@ -278,17 +279,6 @@ static int law_from_args(const friction_args* a, hy_friction_law law, friction_c
   return check_params(&c->p);
 }
 
-static void print_error(const hy_error* e) {
-  char buf[1024];
-  hy_error_format(e, buf, sizeof buf);
-  // A message with a file position starts with it, so editors can find it.
-  if (e->src_path[0]) {
-    fprintf(stderr, "%s\n", buf);
-  } else {
-    fprintf(stderr, "hydyn: %s\n", buf);
-  }
-}
-
 static const char* cyl_name(const hy_model* m, int c) {
   return m->frc_name + (size_t)m->cyl_frc[c] * HY_NAME_MAX;
 }
@@ -315,7 +305,7 @@ static int law_from_model(const friction_args* a, friction_case* c) {
       memset(&err, 0, sizeof err);
       err.code = s;
     }
-    print_error(&err);
+    hy_cli_print_error(&err);
     return HY_CLI_FAIL;
   }
   const char* name = m->name[0] ? m->name : a->what;

@@ -1,21 +1,29 @@
 // `hydyn run MODEL [options]`: load, override the solver options, step to t_end while recording
-// a CSV, report progress on long runs and end with a one-line key=value summary.
-#define _POSIX_C_SOURCE 200809L  // clock_gettime, stat
+// the selected channels to CSV or HDF5, report progress on a terminal and end with a one-line
+// key=value summary. A run stopped by SIGINT or SIGTERM ends after its current step with its
+// results file whole and closed.
+#define _POSIX_C_SOURCE 200809L  // clock_gettime, stat, sigaction, statvfs
 
 #include <errno.h>
 #include <float.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cli_load.h"
+#include "hydyn/channels.h"
 #include "hydyn/hydyn.h"
 #include "hydyn/names.h"
 #include "io/io.h"
+#include "io/io_builtin.h"
 
 // Largest --max-iter, the bound the model file puts on solver.max_iterations.
 enum { MAX_ITER_LIMIT = 1000000 };
@@ -40,7 +48,8 @@ typedef struct run_args {
   long max_cuts;
   hy_error_control error_control;
   double error_tol, error_tol_p, max_memory;
-  const char* out;  // NULL = <model name>.csv
+  const char* out;       // NULL = <model name>.csv
+  const char* channels;  // NULL = the default set
   int no_out;
   long every;
   int quiet;
@@ -76,17 +85,23 @@ static void run_usage(FILE* fp) {
       "  --error-tol POS      local error per step on positions (rad or m), > 0\n"
       "  --error-tol-p PA     local error per step on pressures (Pa), > 0\n"
       "  --max-memory BYTES   work memory the run may take, > 0 (default 4 GiB)\n"
-      "  --out FILE           CSV file to write (default: <model name>.csv in the current\n"
-      "                       directory); '-' writes to standard output\n"
-      "  --no-out             write no CSV\n"
+      "  --out FILE           results file (default: <model name>.csv in the current\n"
+      "                       directory): CSV, or HDF5 for a name ending in .h5 or .hdf5;\n"
+      "                       '-' writes CSV to standard output\n"
+      "  --no-out             write no results file\n"
+      "  --channels LIST      channels to record: names and globs, comma-separated ('p:*,z:*');\n"
+      "                       'default' (the default) is the work-cycle set, 'all' every one;\n"
+      "                       'hydyn channels MODEL' lists them\n"
       "  --every N            record every N-th step (default 1); t = 0 and the last step are\n"
       "                       always recorded\n"
-      "  --quiet              no progress lines or notes on standard error\n"
+      "  --quiet              no progress and no notes on standard error\n"
       "  -h, --help           show this help\n"
       "\n"
       "Options may also be written --name=value. The summary goes to standard output, or to\n"
-      "standard error when the CSV does. Exit status: 0 success, 1 model or run error, 2 bad\n"
-      "command line.\n",
+      "standard error when the CSV does. On a terminal, runs longer than a second show their\n"
+      "progress. SIGINT (Ctrl-C) or SIGTERM ends the run after its current step, with the\n"
+      "results file whole up to it. Exit status: 0 success, 1 model or run error, 2 bad\n"
+      "command line, 130 stopped by SIGINT, 143 stopped by SIGTERM.\n",
       fp);
 }
 
@@ -134,7 +149,7 @@ static int parse_args(int argc, char** argv, run_args* a) {
         "--every",         "--formulation", "--tangent",    "--penalty",
         "--tol",           "--max-iter",    "--tol-p",      "--max-cuts",
         "--error-control", "--error-tol-p", "--error-tol",  "--max-memory",
-        "--tol-fric"};
+        "--tol-fric",      "--channels"};
     const int nvalued = (int)(sizeof valued / sizeof valued[0]);
     const char* val = NULL;
     char msg[256];
@@ -252,45 +267,16 @@ static int parse_args(int argc, char** argv, run_args* a) {
         }
         a->has_tol_fric = 1;
         break;
+      case 17:
+        if (!val[0]) return usage_error("--channels needs a list of channel names or globs");
+        a->channels = val;
+        break;
       default:
         return usage_error("unknown option '%s'", arg);
     }
   }
   if (!a->model) return usage_error("no model given");
   return -1;
-}
-
-static void print_error(const hy_error* e) {
-  char buf[1024];
-  hy_error_format(e, buf, sizeof buf);
-  // A message with a file position starts with it, so editors and the tests can find it.
-  if (e->src_path[0]) {
-    fprintf(stderr, "%s\n", buf);
-  } else {
-    fprintf(stderr, "hydyn: %s\n", buf);
-  }
-}
-
-static int load_model(const char* what, hy_model** out) {
-  hy_error err;
-  memset(&err, 0, sizeof err);
-  hy_status s = hy_model_load_any(what, out, &err);
-  if (s == HY_OK) return HY_CLI_OK;
-  if (err.code != s) {
-    memset(&err, 0, sizeof err);
-    err.code = s;
-  }
-  print_error(&err);
-  // Not a file: the user most likely misspelled a built-in name, so show them (unless the
-  // loader's message already did).
-  struct stat st;
-  const char* first = hy_builtin_count() > 0 ? hy_builtin_name(0) : NULL;
-  if (stat(what, &st) != 0 && first && !strstr(err.msg, first) && hy_family_find(what) < 0) {
-    fprintf(stderr, "hydyn: '%s' is neither a file nor a built-in model; built-in models: ", what);
-    hy_cli_list_builtins(stderr, ", ");
-    fputc('\n', stderr);
-  }
-  return HY_CLI_FAIL;
 }
 
 // Default CSV name: the model name with characters that would leave the directory replaced.
@@ -436,21 +422,28 @@ static void note_initial_state(const hy_model* m, const hy_data* d) {
   }
 }
 
-// The recorder of a run: the CSV file.
+// The recorder of a run: the selected channels and the file they go to.
 typedef struct recording {
-  hy_csv* csv;
+  hy_channels* ch;
+  int* sel;
+  int n;
+  double* row;
+  hy_writer* w;
+  const char* path;
   double last_row;     // time of the last row written (s), NAN before the first
   long last_row_step;  // the step that ended there (0: the initial state)
 } recording;
 
 static hy_status record_row(void* user, const hy_model* m, const hy_data* d) {
   recording* r = user;
-  if (!r->csv) return HY_OK;
+  (void)m;
+  if (!r->w) return HY_OK;
   hy_error err;
   memset(&err, 0, sizeof err);
-  hy_status st = hy_csv_write(r->csv, m, d, &err);
+  hy_channels_eval(r->ch, d, r->sel, r->n, r->row);
+  hy_status st = hy_writer_row(r->w, r->row, &err);
   if (st != HY_OK) {
-    fprintf(stderr, "hydyn: writing the CSV failed at t = %.9g s: %s\n", d->time, err.msg);
+    fprintf(stderr, "hydyn: writing '%s' failed at t = %.9g s: %s\n", r->path, d->time, err.msg);
     return st;
   }
   r->last_row = d->time;
@@ -458,45 +451,120 @@ static hy_status record_row(void* user, const hy_model* m, const hy_data* d) {
   return HY_OK;
 }
 
+static void recording_free(recording* r) {
+  free(r->row);
+  hy_channels_free_selection(r->sel);
+  hy_channels_free(r->ch);
+}
+
+//----- signals ----------------------------------------------------------------------------------
+
+// The signal that asked the run to stop (0: none). hy_run reads it after every step; the handler
+// only stores it, and puts the default action back so that a second Ctrl-C ends the process at
+// once when a step hangs.
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop_signal(int sig) {
+  stop_signal = sig;
+  signal(sig, SIG_DFL);
+}
+
+static void catch_stop_signals(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+//----- progress ---------------------------------------------------------------------------------
+
+typedef struct progress {
+  double wall0;  // s, monotonic
+  double t0;     // simulated time at the start (s)
+  int shown;     // a progress line is on the terminal
+} progress;
+
+static double now_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+// One line, rewritten in place: simulated time, share done, real-time factor, time left.
 static int show_progress(void* user, const hy_model* m, const hy_data* d) {
-  (void)user;
-  fprintf(stderr, "t = %.6g/%g s (%.0f%%)\n", d->time, m->opt.t_end,
-          100.0 * d->time / m->opt.t_end);
+  progress* p = user;
+  const double wall = now_seconds() - p->wall0;
+  const double done = d->time - p->t0, todo = m->opt.t_end - d->time;
+  const double rtf = wall > 0 ? done / wall : 0;
+  fprintf(stderr, "\r\033[Kt = %.4g/%g s (%.0f%%)  real-time factor %.3g", d->time, m->opt.t_end,
+          100.0 * d->time / m->opt.t_end, rtf);
+  if (rtf > 0) fprintf(stderr, "  ETA %.0f s", todo / rtf);
+  fflush(stderr);
+  p->shown = 1;
   return 0;
+}
+
+static void clear_progress(progress* p) {
+  if (p->shown) fputs("\r\033[K", stderr);
+  p->shown = 0;
+}
+
+//----- summary ----------------------------------------------------------------------------------
+
+// Appends to a fixed buffer (the summary line is short; an overlong one is cut).
+typedef struct text {
+  char buf[2048];
+  size_t used;
+} text;
+
+__attribute__((format(printf, 2, 3))) static void add(text* t, const char* fmt, ...) {
+  if (t->used >= sizeof t->buf) return;
+  va_list ap;
+  va_start(ap, fmt);
+  int w = vsnprintf(t->buf + t->used, sizeof t->buf - t->used, fmt, ap);
+  va_end(ap);
+  if (w > 0) t->used += (size_t)w < sizeof t->buf - t->used ? (size_t)w : sizeof t->buf - t->used - 1;
 }
 
 // The one-line key=value summary (docs/cli.md lists the keys). Keys that do not apply to the
 // run are left out rather than printed as 0, so a present key always means something.
-static void print_summary(FILE* fp, const hy_model* m, const hy_data* d, const hy_run_summary* r,
-                          const char* what, const char* out) {
-  fprintf(fp,
-          "summary: model=%s formulation=%s integrator=%s dt=%g t_end=%g steps=%lld wall=%.4g s "
-          "rtf=%.4g",
-          m->name[0] ? m->name : what, hy_formulation_name(d->formulation),
-          hy_integrator_name(d->integrator), m->opt.dt, m->opt.t_end, r->steps, r->wall, r->rtf);
-  if (!isnan(r->iter_mean)) fprintf(fp, " iter_mean=%.3g iter_max=%d", r->iter_mean, r->iter_max);
+static void format_summary(text* t, const hy_model* m, const hy_data* d, const hy_run_summary* r,
+                           const char* what, const char* out) {
+  add(t,
+      "summary: model=%s formulation=%s integrator=%s dt=%g t_end=%g steps=%lld wall=%.4g s "
+      "rtf=%.4g",
+      m->name[0] ? m->name : what, hy_formulation_name(d->formulation),
+      hy_integrator_name(d->integrator), m->opt.dt, m->opt.t_end, r->steps, r->wall, r->rtf);
+  if (r->stopped) add(t, " stopped_at=%.9g s", r->t_reached);
+  if (!isnan(r->iter_mean)) add(t, " iter_mean=%.3g iter_max=%d", r->iter_mean, r->iter_max);
   if (d->stats.nsubstep != r->steps || d->stats.ncut > 0 || d->stats.nreject > 0) {
     // steps cut after a failure, or sized by the local error
-    fprintf(fp, " substeps=%ld cuts=%ld rejected=%ld h_min=%.3g s", d->stats.nsubstep,
-            d->stats.ncut, d->stats.nreject, d->stats.h_min);
+    add(t, " substeps=%ld cuts=%ld rejected=%ld h_min=%.3g s", d->stats.nsubstep, d->stats.ncut,
+        d->stats.nreject, d->stats.h_min);
   }
-  if (!isnan(r->violation_max)) fprintf(fp, " violation_max=%.3g m", r->violation_max);
-  if (d->formulation == HY_FORM_DOUBLE_STEP) fprintf(fp, " partitions=%ld", d->stats.npartition);
-  fprintf(fp, " energy_drift=%.3g J energy_drift_rel=%.3g", r->drift, r->drift_rel);
+  if (!isnan(r->violation_max)) add(t, " violation_max=%.3g m", r->violation_max);
+  if (d->formulation == HY_FORM_DOUBLE_STEP) add(t, " partitions=%ld", d->stats.npartition);
+  add(t, " energy_drift=%.3g J energy_drift_rel=%.3g", r->drift, r->drift_rel);
   if (m->sizes.ncyl > 0) {
-    fprintf(fp, " work_act_max=%.4g J", r->work_act_max);
-    if (!isnan(r->drift_pct_work)) fprintf(fp, " energy_drift_pct_work=%.3g", r->drift_pct_work);
-    fprintf(fp, " diss_visc=%.4g J work_damp=%.4g J", d->diss_visc, d->work_damp);
+    add(t, " work_act_max=%.4g J", r->work_act_max);
+    if (!isnan(r->drift_pct_work)) add(t, " energy_drift_pct_work=%.3g", r->drift_pct_work);
+    add(t, " diss_visc=%.4g J work_damp=%.4g J", d->diss_visc, d->work_damp);
     int friction = 0;
     for (int c = 0; c < m->sizes.ncyl; c++) friction |= m->cyl_fric[c].law != HY_FRICTION_NONE;
-    if (friction) fprintf(fp, " diss_fric=%.4g J", d->diss_fric);
+    if (friction) add(t, " diss_fric=%.4g J", d->diss_fric);
   } else if (!isnan(r->drift_pct_pot)) {
-    fprintf(fp, " energy_drift_pct_pot=%.3g", r->drift_pct_pot);
+    add(t, " energy_drift_pct_pot=%.3g", r->drift_pct_pot);
   }
-  fprintf(fp, " csv=%s\n", out ? out : "none");
+  if (out && hy_results_format_of(out) == HY_RESULTS_HDF5 && strcmp(out, "-") != 0) {
+    add(t, " hdf5=%s", out);
+  } else {
+    add(t, " csv=%s", out ? out : "none");
+  }
 }
 
-// What a failed run says: where and why it stopped, and what the CSV still holds.
+// What a failed run says: where and why it stopped, and what the results file still holds.
 static void report_failure(const hy_data* d, const hy_run_summary* r, const recording* rec,
                            int quiet) {
   hy_error e = d->err;
@@ -516,10 +584,139 @@ static void report_failure(const hy_data* d, const hy_run_summary* r, const reco
             buf, hy_status_name(r->status));
   }
   // Said because a failure late in a long run leaves a large, useful file behind.
-  if (rec->csv && !quiet && !isnan(rec->last_row)) {
-    fprintf(stderr, "note: the CSV holds the rows up to t = %.9g s (step %ld)\n", rec->last_row,
-            rec->last_row_step);
+  if (rec->w && !quiet && !isnan(rec->last_row)) {
+    fprintf(stderr, "note: %s holds the rows up to t = %.9g s (step %ld)\n", rec->path,
+            rec->last_row, rec->last_row_step);
   }
+}
+
+//----- the results file -------------------------------------------------------------------------
+
+// The model file's text, for the HDF5 attribute: the file a path names, or the built-in model's
+// text; NULL for a model family (built in code) or a file that cannot be read. Free with free().
+static char* model_text(const hy_model* m, const char* what) {
+  for (int i = 0; i < hy_builtin_model_count; i++) {
+    char path[300];
+    snprintf(path, sizeof path, "models/%s.yaml", hy_builtin_models[i].name);
+    if (strcmp(m->path, path) == 0 && access(what, R_OK) != 0) {
+      return strdup(hy_builtin_models[i].text);
+    }
+  }
+  FILE* fp = m->path[0] ? fopen(what, "rb") : NULL;
+  if (!fp) return NULL;
+  char* buf = NULL;
+  size_t len = 0, cap = 0;
+  for (;;) {
+    if (len + 4096 + 1 > cap) {
+      cap = 2 * cap + 8192;
+      char* grown = realloc(buf, cap);
+      if (!grown) break;
+      buf = grown;
+    }
+    size_t k = fread(buf + len, 1, cap - len - 1, fp);
+    len += k;
+    if (k == 0) break;
+  }
+  fclose(fp);
+  if (buf) buf[len] = '\0';
+  return buf;
+}
+
+// The run's settings as "key=value" lines (HDF5 attribute `settings`).
+static void format_settings(text* t, const hy_model* m, const hy_data* d, const char* channels,
+                            long every) {
+  const hy_option* o = &m->opt;
+  add(t, "hydyn=%s\nmodel=%s\nformulation=%s\nintegrator=%s\ndt=%.17g\nt_end=%.17g\n",
+      HY_VERSION_STRING, m->name, hy_formulation_name(d->formulation),
+      hy_integrator_name(d->integrator), o->dt, o->t_end);
+  add(t, "tangent=%s\npenalty=%.17g\ntol_position=%.17g\ntol_pressure=%.17g\n",
+      hy_tangent_name(o->tangent), o->penalty, o->tol_pos, o->tol_p);
+  add(t, "tol_friction=%.17g\nmax_iterations=%d\nstrict_steps=%d\nmax_cuts=%d\n", o->tol_fric,
+      o->max_iter, o->strict_steps, o->max_cuts);
+  add(t, "error_control=%s\nerror_tol_position=%.17g\nerror_tol_pressure=%.17g\n",
+      hy_error_control_name(o->error_control), o->error_tol_pos, o->error_tol_p);
+  add(t, "channels=%s\nevery=%ld\n", channels ? channels : "default", every);
+}
+
+// 1 when path names the same file as `input` (both exist and share device and inode).
+static int same_file(const char* path, const char* input) {
+  struct stat a, b;
+  return stat(path, &a) == 0 && stat(input, &b) == 0 && a.st_dev == b.st_dev &&
+         a.st_ino == b.st_ino;
+}
+
+// Warns when the results would grow beyond a size a user would want to be told of (1 GB) or
+// beyond the free space of the folder they go to.
+static void warn_large_output(const char* path, hy_results_format format, int nchan,
+                              const hy_model* m, long every) {
+  const double steps = ceil(m->opt.t_end / m->opt.dt);
+  const double rows = floor(steps / (double)every) + 2;
+  // CSV: about 22 characters per value at %.17g (sign, 17 digits, point, exponent, comma)
+  const double bytes = rows * nchan * (format == HY_RESULTS_HDF5 ? 8.0 : 22.0);
+  double avail = INFINITY;
+  if (strcmp(path, "-") != 0) {
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s", path);
+    char* slash = strrchr(dir, '/');
+    if (slash) {
+      slash[slash == dir ? 1 : 0] = '\0';
+    } else {
+      snprintf(dir, sizeof dir, ".");
+    }
+    struct statvfs vfs;
+    if (statvfs(dir, &vfs) == 0) avail = (double)vfs.f_bavail * (double)vfs.f_frsize;
+  }
+  if (bytes < 1e9 && bytes < avail) return;
+  fprintf(stderr,
+          "warning: the results would take about %.3g GB (%.4g rows of %d channels)%s; record "
+          "less with --every N, --channels or --no-out\n",
+          bytes / 1e9, rows, nchan,
+          bytes >= avail ? ", more than the free space where they go" : "");
+}
+
+// Opens the results file of the run: channels, checks on the path, the writer.
+static int open_results(const run_args* a, const hy_model* m, const hy_data* d, const char* out,
+                        recording* rec) {
+  hy_error err;
+  memset(&err, 0, sizeof err);
+  rec->path = out;
+  if (strcmp(out, "-") != 0 && same_file(out, a->model)) {
+    fprintf(stderr, "hydyn: --out '%s' is the model file itself: it would be overwritten\n", out);
+    return HY_CLI_USAGE;
+  }
+  if (hy_channels_make(m, d, &rec->ch, &err) != HY_OK ||
+      hy_channels_select(rec->ch, a->channels, &rec->sel, &rec->n, &err) != HY_OK) {
+    fprintf(stderr, "hydyn run: --channels: %s\n", err.msg);
+    return err.code == HY_ERR_ARG ? HY_CLI_USAGE : HY_CLI_FAIL;
+  }
+  rec->row = calloc((size_t)rec->n, sizeof *rec->row);
+  const char** names = calloc((size_t)rec->n, sizeof *names);
+  const char** units = calloc((size_t)rec->n, sizeof *units);
+  char* model = model_text(m, a->model);
+  text settings = {.used = 0};
+  format_settings(&settings, m, d, a->channels, a->every);
+  hy_status st = !rec->row || !names || !units ? HY_ERR_NOMEM : HY_OK;
+  if (st == HY_OK) {
+    for (int i = 0; i < rec->n; i++) {
+      names[i] = rec->ch->ch[rec->sel[i]].name;
+      units[i] = rec->ch->ch[rec->sel[i]].unit;
+    }
+    const hy_results_meta meta = {m->name, model, settings.buf};
+    st = hy_writer_open(out, rec->n, names, units, &meta, &rec->w, &err);
+  }
+  free(model);
+  free(names);
+  free(units);
+  if (st != HY_OK) {
+    if (err.code == st) {
+      hy_cli_print_error(&err);
+    } else {
+      fprintf(stderr, "hydyn: cannot write '%s': %s\n", out, hy_status_str(st));
+    }
+    return HY_CLI_FAIL;
+  }
+  if (!a->quiet) warn_large_output(out, hy_results_format_of(out), rec->n, m, a->every);
+  return HY_CLI_OK;
 }
 
 int hy_cli_run(int argc, char** argv) {
@@ -528,7 +725,7 @@ int hy_cli_run(int argc, char** argv) {
   if (rc >= 0) return rc;
 
   hy_model* m = NULL;
-  rc = load_model(a.model, &m);
+  rc = hy_cli_load_model(a.model, &m);
   if (rc != HY_CLI_OK) return rc;
   apply_options(&a, m);
 
@@ -538,7 +735,7 @@ int hy_cli_run(int argc, char** argv) {
   hy_status s = hy_data_make(m, &d, &make_err);
   if (s != HY_OK) {
     if (make_err.msg[0]) {
-      print_error(&make_err);
+      hy_cli_print_error(&make_err);
     } else {
       fprintf(stderr, "hydyn: cannot set up the simulation of '%s': %s\n", a.model,
               hy_status_str(s));
@@ -565,16 +762,15 @@ int hy_cli_run(int argc, char** argv) {
       out = csv_path;
     }
   }
-  recording rec = {.csv = NULL, .last_row = NAN};
+  recording rec = {.last_row = NAN};
   if (out) {
-    m->opt.time_steps = 1;  // for the step_wall[s] column
-    hy_error err;
-    memset(&err, 0, sizeof err);
-    if (hy_csv_open(out, m, d, &rec.csv, &err) != HY_OK) {
-      print_error(&err);
+    m->opt.time_steps = 1;  // for the step_wall channel
+    rc = open_results(&a, m, d, out, &rec);
+    if (rc != HY_CLI_OK) {
+      recording_free(&rec);
       hy_data_free(d);
       hy_model_free(m);
-      return HY_CLI_FAIL;
+      return rc;
     }
   }
   const int csv_stdout = out && strcmp(out, "-") == 0;
@@ -588,16 +784,41 @@ int hy_cli_run(int argc, char** argv) {
   ro.every = a.every;
   ro.record = record_row;
   ro.record_user = &rec;
-  if (!a.quiet) ro.progress = show_progress;
+  // progress only for a person watching: on a terminal, from the first second on
+  progress prog = {.wall0 = now_seconds(), .t0 = d->time};
+  if (!a.quiet && isatty(STDERR_FILENO)) {
+    ro.progress = show_progress;
+    ro.progress_user = &prog;
+  }
+  stop_signal = 0;
+  catch_stop_signals();
+  ro.stop = &stop_signal;
   hy_run_summary r;
   s = hy_run(m, d, &ro, &r);
+  clear_progress(&prog);
   rc = s == HY_OK ? HY_CLI_OK : HY_CLI_FAIL;
   if (s != HY_OK) report_failure(d, &r, &rec, a.quiet);
-  if (hy_csv_close(rec.csv) != HY_OK && rc == HY_CLI_OK) {
-    fprintf(stderr, "hydyn: writing '%s' failed\n", out);
+  text summary = {.used = 0};
+  format_summary(&summary, m, d, &r, a.model, out);
+  hy_error close_err;
+  memset(&close_err, 0, sizeof close_err);
+  if (hy_writer_close(rec.w, summary.buf, &close_err) != HY_OK && rc == HY_CLI_OK) {
+    fprintf(stderr, "hydyn: writing '%s' failed: %s\n", out, close_err.msg);
     rc = HY_CLI_FAIL;
   }
-  if (rc == HY_CLI_OK) print_summary(csv_stdout ? stderr : stdout, m, d, &r, a.model, out);
+  if (r.stopped && stop_signal) {
+    const int sig = (int)stop_signal;
+    fprintf(stderr, "hydyn: stopped by %s at t = %.9g s after %lld steps",
+            sig == SIGINT ? "SIGINT" : "SIGTERM", r.t_reached, r.steps);
+    if (out) fprintf(stderr, "; %s holds the rows up to there", out);
+    fputc('\n', stderr);
+    if (rc == HY_CLI_OK) rc = 128 + sig;
+  }
+  if (rc == HY_CLI_OK || rc > 128) {
+    FILE* fp = csv_stdout ? stderr : stdout;
+    fprintf(fp, "%s\n", summary.buf);
+  }
+  recording_free(&rec);
   hy_data_free(d);
   hy_model_free(m);
   return rc;

@@ -1,4 +1,5 @@
 // The hydyn command: dispatch to the subcommands, global help and version.
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,7 +36,8 @@ static void usage(FILE* fp) {
       fp);
 }
 
-int main(int argc, char** argv) {
+// The command's own work, before standard output is checked.
+static int dispatch(int argc, char** argv) {
   if (argc < 2) {
     usage(stderr);
     return HY_CLI_USAGE;
@@ -62,4 +64,15 @@ int main(int argc, char** argv) {
   }
   fprintf(stderr, "hydyn: unknown command '%s'\nTry 'hydyn --help'.\n", cmd);
   return HY_CLI_USAGE;
+}
+
+int main(int argc, char** argv) {
+  int rc = dispatch(argc, argv);
+  // What went to standard output (a summary, a table, CSV) is part of the result: a write that
+  // failed there (a full disk, a closed pipe) is an error, not a success with output missing.
+  if (fflush(stdout) == EOF || ferror(stdout)) {
+    fprintf(stderr, "hydyn: writing to standard output failed: %s\n", strerror(errno));
+    if (rc == HY_CLI_OK) rc = HY_CLI_FAIL;
+  }
+  return rc;
 }

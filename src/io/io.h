@@ -21,12 +21,16 @@
 //         channel ('/' written as '%2F', '%' as '%25'), with the attribute `unit`; the root
 //         holds the attributes `model` (the model file's text), `model_name`, `settings` and,
 //         at close, `summary` (text, key=value lines), and `channels` (the names in order).
-//         Datasets are chunked and extended and the file flushed every HY_RESULTS_FLUSH_ROWS
-//         rows, so a run that stops early leaves a file readable up to the last flush, and
-//         complete up to the last row once closed.
+//         Datasets are chunked in blocks of hy_h5_block_rows rows, written and flushed when a
+//         block is full and at least once a second, so a run that stops early leaves a file
+//         readable up to the last flush, and complete up to the last row once closed.
 // A writer refuses a row holding a value that is not finite (no file ever holds one).
 
-enum { HY_RESULTS_FLUSH_ROWS = 1024 };
+enum { HY_RESULTS_FLUSH_ROWS = 1024 };  // CSV: rows buffered at most
+
+// Rows of an HDF5 block and chunk for nchan channels: 8192, fewer when nchan * 8192 doubles
+// would pass 8 MiB (at least 64).
+int hy_h5_block_rows(int nchan);
 
 typedef enum hy_results_format {
   HY_RESULTS_CSV = 0,
@@ -97,6 +101,7 @@ hy_status hy_results_read(const char* path, hy_results** out, hy_error* err);
 hy_status hy_csv_results_read(const char* path, hy_results** out, hy_error* err);
 hy_status hy_h5_results_read(const char* path, hy_results** out, hy_error* err);
 void hy_results_free(hy_results* r);
+void hy_results_free_selection(int* idx);
 // Column of the channel called name, or -1.
 int hy_results_find(const hy_results* r, const char* name);
 // Column r->data + c * r->nrow.
@@ -104,8 +109,8 @@ static inline const double* hy_results_column(const hy_results* r, int c) {
   return r->data + (size_t)c * (size_t)r->nrow;
 }
 // The channels a selection names (as hy_channels_select: names and globs, comma-separated; ""
-// or NULL = every channel but time), in its order, each once, time excluded. *idx is allocated
-// (hy_free). HY_ERR_ARG with the unmatched pattern and the file's channel prefixes.
+// or NULL = every channel but time; `all` every channel but time; `default` is not known to a
+// file), in its order, each once, time excluded. Free *idx with hy_results_free_selection. HY_ERR_ARG with the unmatched pattern and the file's channel prefixes.
 hy_status hy_results_select(const hy_results* r, const char* spec, int** idx, int* n,
                             hy_error* err);
 

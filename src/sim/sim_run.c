@@ -84,8 +84,15 @@ hy_status hy_run(const hy_model* m, hy_data* d, const hy_run_options* o, hy_run_
   // integrators (t0 + nfull dt, a product, can differ from it by round-off and leave a rest of
   // either sign: a last step of -3.5e-16 s after 23000 steps of 1 us). A rest within the sum's
   // round-off (about nfull ulps of t_end: 4.5e-9 s after 15 s of 1 us) is no step.
+  // Past 2^24 steps the sum is not formed (a run of 1e12 steps would spend minutes summing
+  // before its first step, deaf to a stop request); the product stands in, and its round-off
+  // only decides whether a last step of a few ulps is taken.
   double t_full = t0;
-  for (long long k = 0; k < nfull; k++) t_full += dt;
+  if (nfull <= (1LL << 24)) {
+    for (long long k = 0; k < nfull; k++) t_full += dt;
+  } else {
+    t_full = t0 + (double)nfull * dt;
+  }
   const double rest = t_end - t_full;
   const int partial = rest > 1e-9 * dt + (double)nfull * DBL_EPSILON * t_end;
   const long long nstep = nfull + partial;

@@ -42,11 +42,19 @@ void slurp(const char* path, char* buf) {
   fclose(fp);
 }
 
-void run_hydyn(const char* const* args, const char* cwd, cmd_result* r) {
+// The child's standard output and error files for tag.
+static void std_paths(const char* tag, char* out_path, char* err_path, size_t size) {
+  char name[64];
+  snprintf(name, sizeof name, ".stdout%s", tag);
+  tmp_path(out_path, size, name);
+  snprintf(name, sizeof name, ".stderr%s", tag);
+  tmp_path(err_path, size, name);
+}
+
+int start_hydyn(const char* const* args, const char* cwd, const char* tag) {
   const char* bin = hydyn_bin();
   char out_path[128], err_path[128];
-  tmp_path(out_path, sizeof out_path, ".stdout");
-  tmp_path(err_path, sizeof err_path, ".stderr");
+  std_paths(tag, out_path, err_path, sizeof out_path);
   char* argv[40];
   int argc = 0;
   argv[argc++] = (char*)bin;
@@ -66,11 +74,21 @@ void run_hydyn(const char* const* args, const char* cwd, cmd_result* r) {
     execv(bin, argv);
     _exit(127);
   }
+  return (int)pid;
+}
+
+void finish_hydyn(int pid, const char* tag, cmd_result* r) {
+  char out_path[128], err_path[128];
+  std_paths(tag, out_path, err_path, sizeof out_path);
   int ws = 0;
-  ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
+  ck_assert_int_eq(waitpid((pid_t)pid, &ws, 0), (pid_t)pid);
   r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
   slurp(out_path, r->out);
   slurp(err_path, r->err);
   remove(out_path);
   remove(err_path);
+}
+
+void run_hydyn(const char* const* args, const char* cwd, cmd_result* r) {
+  finish_hydyn(start_hydyn(args, cwd, ""), "", r);
 }

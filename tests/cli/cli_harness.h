@@ -28,6 +28,11 @@ void slurp(const char* path, char* buf);
 // Runs hydyn with args (NULL-terminated) in directory cwd (NULL = tmp_dir), capturing stdout and
 // stderr through files in tmp_dir.
 void run_hydyn(const char* const* args, const char* cwd, cmd_result* r);
+// run_hydyn in two halves, for a test that acts on the running command (signals, a second
+// writer): start_hydyn returns the child's pid without waiting; finish_hydyn waits for it and
+// collects its output. Runs started together need distinct tags.
+int start_hydyn(const char* const* args, const char* cwd, const char* tag);
+void finish_hydyn(int pid, const char* tag, cmd_result* r);
 
 #define ASSERT_HAS(text, what) \
   ck_assert_msg(strstr((text), (what)) != NULL, "'%s' not found in:\n%s", (what), (text))
