@@ -70,6 +70,10 @@ static const figure_spec kFigures[] = {
     {"spools", "valve spools", "U:*", "Spool positions of the directional valves."},
     {"cylinders", "cylinders", "len_a:*,rate:*,F_hyd:*,F_visc:*,F_damp:*,F_mu:*",
      "Cylinder stroke (piston-side chamber length), rate and force parts."},
+    // energy_figure: the energies and works, and their drift
+    {"energy", "energies and works", NULL,
+     "Energies and works; the drift of E_total = E_kin + E_pot - W_ext from its start measures "
+     "the integration error."},
     {"violation", "loop-closure violation", "violation",
      "Largest violation of the loop-closure equations after each step."},
     {"iterations", "Newton iterations", "iter,residual",
@@ -273,31 +277,37 @@ int hy_cli_report(int argc, char** argv) {
   int* idx = calloc((size_t)r->nchan, sizeof *idx);
   for (size_t k = 0; idx && k < sizeof kFigures / sizeof kFigures[0]; k++) {
     const figure_spec* fs = &kFigures[k];
-    const int n = select_existing(r, fs->channels, idx);
-    if (n == 0 || r->nrow == 0) continue;
     snprintf(path, sizeof path, "%s/%s.%s", dir, fs->file, format);
-    const int frc = hy_fig_channels(r, idx, n, 0, path, fs->title, NULL, msg, sizeof msg);
+    int frc = HY_CLI_OK, ok = 0;
+    if (!fs->channels) {
+      frc = energy_figure(r, path, msg, sizeof msg, &ok);
+    } else {
+      const int n = select_existing(r, fs->channels, idx);
+      if (n > 0 && r->nrow > 0) {
+        hy_fig f;
+        hy_fig_curve curves[64];
+        if (n <= 64) {
+          hy_fig_from_results(r, idx, n, 0, &f, curves);
+          // the residual, some 1e-9 of the scale, would lie flat on zero beside the counts
+          for (int c = 0; c < n; c++) {
+            if (strcmp(curves[c].name, "residual") == 0) curves[c].group = "residual";
+          }
+          f.title = fs->title;
+          frc = hy_fig_render(&f, path, NULL, msg, sizeof msg);
+        } else {
+          frc = hy_fig_channels(r, idx, n, 0, path, fs->title, NULL, msg, sizeof msg);
+        }
+        ok = frc == HY_CLI_OK;
+      }
+    }
     if (frc != HY_CLI_OK) {
       fprintf(stderr, "hydyn report: %s: %s\n", path, msg);
       if (rc == HY_CLI_OK) rc = HY_CLI_FAIL;
       break;
     }
-    drawn[ndrawn] = fs->file;
-    captions[ndrawn++] = fs->caption;
-    if (k == 3) {  // energies after the cylinders, in the order of the usage text
-      snprintf(path, sizeof path, "%s/energy.%s", dir, format);
-      int ok = 0;
-      if (energy_figure(r, path, msg, sizeof msg, &ok) != HY_CLI_OK) {
-        fprintf(stderr, "hydyn report: %s: %s\n", path, msg);
-        if (rc == HY_CLI_OK) rc = HY_CLI_FAIL;
-        break;
-      }
-      if (ok) {
-        drawn[ndrawn] = "energy";
-        captions[ndrawn++] =
-            "Energies and works; the drift of E_total = E_kin + E_pot - W_ext from its start "
-            "measures the integration error.";
-      }
+    if (ok) {
+      drawn[ndrawn] = fs->file;
+      captions[ndrawn++] = fs->caption;
     }
   }
   free(idx);

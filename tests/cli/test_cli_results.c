@@ -18,6 +18,7 @@
 #include "io/io.h"
 
 static cmd_result result, second;
+static char cmd_rm[256];
 
 static void sleep_ms(int ms) {
   struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -292,6 +293,98 @@ START_TEST(failed_standard_output_is_an_error) {
 }
 END_TEST
 
+// The progress line is for a person at a terminal: shown there (through script(1), which gives
+// the run a pseudo-terminal) once the run has lasted a second, absent when standard error is a
+// file.
+START_TEST(progress_only_on_a_terminal) {
+  if (access("/usr/bin/script", X_OK) != 0) return;  // util-linux's script: Debian has it
+  make_tmp_dir("hydyn_res");
+  const char* bin = getenv("HYDYN_BIN");
+  char cmd[1024], log[128];
+  tmp_path(log, sizeof log, "typescript");
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && /usr/bin/script -qec \"'%s' run four-bar-a --t-end 1000 --no-out\" '%s' "
+           ">/dev/null 2>&1",
+           tmp_dir, bin && bin[0] ? bin : HY_SOURCE_DIR "/build/hydyn", log);
+  ck_assert_int_eq(system(cmd), 0);
+  static char text[OUT_MAX];
+  slurp(log, text);
+  ASSERT_HAS(text, "real-time factor");
+  ASSERT_HAS(text, "ETA");
+  ASSERT_HAS(text, "summary:");
+  // the same run with standard error in a file: notes and summary, no progress
+  run_hydyn((const char*[]){"run", "four-bar-a", "--t-end", "1000", "--no-out", NULL}, NULL,
+            &result);
+  ck_assert_int_eq(result.status, 0);
+  ck_assert_ptr_null(strstr(result.err, "real-time factor"));
+  ck_assert_ptr_null(strstr(result.err, "\r"));
+  remove(log);
+  rmdir(tmp_dir);
+}
+END_TEST
+
+// The magic bytes of a figure file: PNG, SVG or PDF.
+static void assert_figure(const char* path, const char* magic) {
+  static char head[OUT_MAX];
+  slurp(path, head);
+  ck_assert_msg(strncmp(head, magic, strlen(magic)) == 0 || strstr(head, magic),
+                "%s is not a figure of its format", path);
+}
+
+// report: every figure of the set for a hydraulic model with a loop, each linked from
+// summary.md, whose table holds the run's summary; a run that stops early still gets them.
+START_TEST(report_writes_the_whole_set) {
+  make_tmp_dir("hydyn_res");
+  char dir[128], path[256];
+  tmp_path(dir, sizeof dir, "rep");
+  run_hydyn((const char*[]){"report", "four-bar-a", "--t-end", "2", "-o", dir, NULL}, NULL,
+            &result);
+  ck_assert_msg(result.status == 0, "%s", result.err);
+  static const char* const figs[] = {"coordinates", "pressures", "spools",     "cylinders",
+                                     "energy",      "violation", "iterations", "snapshots"};
+  static char summary[OUT_MAX];
+  snprintf(path, sizeof path, "%s/summary.md", dir);
+  slurp(path, summary);
+  ASSERT_HAS(summary, "| steps | 2000 |");
+  ASSERT_HAS(summary, "| formulation | penalty |");
+  for (size_t k = 0; k < sizeof figs / sizeof figs[0]; k++) {
+    snprintf(path, sizeof path, "%s/%s.png", dir, figs[k]);
+    assert_figure(path, "\x89PNG");
+    char link[64];
+    snprintf(link, sizeof link, "](%s.png)", figs[k]);
+    ASSERT_HAS(summary, link);
+  }
+  snprintf(path, sizeof path, "%s/results.h5", dir);
+  hy_results* r = read_results(path);
+  ck_assert_int_eq(r->nrow, 2001);
+  ck_assert_int_ge(hy_results_find(r, "Q_PA:dcv"), 0);  // every channel
+  hy_results_free(r);
+  // an open tree without hydraulics: no pressure, spool, cylinder, violation figure
+  tmp_path(dir, sizeof dir, "tree");
+  run_hydyn((const char*[]){"report", "double-pendulum", "--t-end", "1", "-o", dir, "--format",
+                            "svg", NULL},
+            NULL, &result);
+  ck_assert_msg(result.status == 0, "%s", result.err);
+  snprintf(path, sizeof path, "%s/coordinates.svg", dir);
+  assert_figure(path, "<svg");
+  snprintf(path, sizeof path, "%s/pressures.svg", dir);
+  ck_assert_int_ne(access(path, F_OK), 0);
+  // a step that fails: status 1, figures up to the failure, and summary.md says so
+  tmp_path(dir, sizeof dir, "fail");
+  run_hydyn((const char*[]){"report", "double-pendulum", "--integrator", "euler", "--dt", "1",
+                            "--t-end", "1000", "-o", dir, NULL},
+            NULL, &result);
+  ck_assert_int_eq(result.status, 1);
+  snprintf(path, sizeof path, "%s/summary.md", dir);
+  slurp(path, summary);
+  ASSERT_HAS(summary, "did not reach t_end");
+  snprintf(path, sizeof path, "%s/energy.png", dir);
+  assert_figure(path, "\x89PNG");
+  snprintf(cmd_rm, sizeof cmd_rm, "rm -rf '%s'", tmp_dir);
+  ck_assert_int_eq(system(cmd_rm), 0);
+}
+END_TEST
+
 Suite* cli_results_suite(void) {
   Suite* s = suite_create("cli_results");
   TCase* tc = tcase_create("run_results");
@@ -304,6 +397,8 @@ Suite* cli_results_suite(void) {
   tcase_add_test(tc, a_second_writer_is_refused);
   tcase_add_test(tc, huge_output_is_announced);
   tcase_add_test(tc, failed_standard_output_is_an_error);
+  tcase_add_test(tc, progress_only_on_a_terminal);
+  tcase_add_test(tc, report_writes_the_whole_set);
   suite_add_tcase(s, tc);
   return s;
 }
