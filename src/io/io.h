@@ -21,14 +21,15 @@
 //         channel ('/' written as '%2F', '%' as '%25'), with the attribute `unit`; the root
 //         holds the attributes `model` (the model file's text), `model_name`, `settings` and,
 //         at close, `summary` (text, key=value lines), and `channels` (the names in order).
-//         Datasets are chunked in blocks of hy_h5_block_rows rows, written and flushed when a
-//         block is full and at least once a second, so a run that stops early leaves a file
-//         readable up to the last flush, and complete up to the last row once closed.
+//         Datasets are chunked (chunks of up to 2048 rows) and written a block of
+//         hy_h5_block_rows rows at a time, flushed when a block is full and at least once a
+//         second, so a run that stops early leaves a file readable up to the last flush, and
+//         complete up to the last row once closed.
 // A writer refuses a row holding a value that is not finite (no file ever holds one).
 
 enum { HY_RESULTS_FLUSH_ROWS = 1024 };  // CSV: rows buffered at most
 
-// Rows of an HDF5 block and chunk for nchan channels: 8192, fewer when nchan * 8192 doubles
+// Rows of an HDF5 block (what is written and flushed at once) for nchan channels: 8192, fewer when nchan * 8192 doubles
 // would pass 8 MiB (at least 64).
 int hy_h5_block_rows(int nchan);
 

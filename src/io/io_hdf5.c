@@ -2,14 +2,15 @@
 // hy_results_read for files with the HDF5 signature. Layout (io.h): one 1-D double dataset per
 // channel under /channels, its unit as an attribute, the run's texts and the channel order as
 // root attributes. Rows are gathered column by column in memory and written as one block per
-// dataset every HY_RESULTS_FLUSH_ROWS rows, followed by a flush: a row costs a few stores, and a
-// run stopped at any moment leaves a file readable up to its last block.
+// dataset every hy_h5_block_rows rows (or second), followed by a flush: a row costs a copy, and
+// a run stopped at any moment leaves a file readable up to its last block.
 // The only file of hydyn that includes <hdf5.h> (DESIGN: one includer per dependency).
 #define _DEFAULT_SOURCE  // flock
 #include <errno.h>
 #include <fcntl.h>
 #include <hdf5.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,15 +35,21 @@
 // 1024 rows these were 40 % of the writer's cost on four-bar A's work cycle (10 blocks of 27
 // channels), hence blocks of up to 8192 rows, fewer for many channels so that the block stays
 // within 8 MiB. Chunks stay small because the last one is stored whole: a run's file holds at
-// most H5_CHUNK_MAX - 1 rows of padding per channel. A block not yet full is written anyway once a second has passed since the
-// last write (H5_FLUSH_SECONDS), so that a slow run's file follows it on disk.
+// most H5_CHUNK_MAX - 1 rows of padding per channel. H5_CHUNK_MAX is 2048 rows (16 KiB) rather
+// than 1024 because the kernel copies a write into the page cache in pieces (folios) no larger
+// than the write: four-bar A's 2.3 MB take 0.95 ms to write as 8 KiB chunks, 0.6 ms as 16 KiB
+// ones (both aligned, see create_file), and its 10 001 rows are stored as 10 240 either way. A
+// block not yet full is written anyway once a second has passed since the last write
+// (H5_FLUSH_SECONDS), so that a slow run's file follows it on disk.
 int hy_h5_block_rows(int nchan) {
   long rows = 8192;
   while (rows > 64 && (long)nchan * rows * (long)sizeof(double) > (8L << 20)) rows /= 2;
   return (int)rows;
 }
 static const double H5_FLUSH_SECONDS = 1.0;
-enum { H5_CHUNK_MAX = 1024 };  // rows per chunk: this, or the block when it is shorter
+enum { H5_CHUNK_MAX = 2048 };    // rows per chunk: this, or the block when it is shorter
+enum { H5_STAGE_ROWS = 64 };     // rows staged (hy_h5_writer.stage): divides every block's rows
+enum { H5_COMPACT_LINKS = 64 };  // channels whose links the group keeps in its header
 
 static double monotonic_seconds(void) {
   struct timespec ts;
@@ -180,6 +187,16 @@ static int put_strings(hid_t loc, const char* name, int n, const char* const* s)
   return ok ? 0 : -1;
 }
 
+// The attribute `unit` of a dataset. The string types (ASCII, UTF-8) and the scalar dataspace
+// are made once for all datasets of the file: making them was a fifth of an attribute's cost.
+static int put_unit(hid_t dset, const char* unit, const hid_t* types, hid_t scalar) {
+  const hid_t type = types[is_utf8(unit)];
+  hid_t attr = H5Acreate2(dset, "unit", type, scalar, H5P_DEFAULT, H5P_DEFAULT);
+  int ok = attr >= 0 && H5Awrite(attr, type, &unit) >= 0;
+  if (attr >= 0) ok = H5Aclose(attr) >= 0 && ok;
+  return ok ? 0 : -1;
+}
+
 static int put_text(hid_t loc, const char* name, const char* text) {
   return put_strings(loc, name, 0, &text);
 }
@@ -194,18 +211,21 @@ struct hy_h5_writer {
   char** names;   // for messages (copied)
   char* path;     // for messages (copied)
   double* block;  // the rows of the current block, column-major: channel c of row r at
-                  // [c * stride + r]
-  long block_rows;  // rows per block (hy_h5_block_rows)
-  long chunk;       // rows per chunk: divides block_rows
-  // Doubles from one channel's column of the block to the next. A row's values are stored one
-  // column apart; at a multiple of 4 KiB they would all fall in the same set of the L1 cache
-  // and evict each other at every row (0.5 ms more for 10 000 rows of 27 channels).
-  long stride;
-  long pending;      // rows in block
-  hsize_t base;      // the first row of the block
-  hsize_t rows;      // rows in the datasets
-  double last_write; // when a block was last written (monotonic s)
-  int failed;     // a block could not be written: no further rows, close reports it again
+                  // [c * block_rows + r]
+  // The rows since the last multiple of H5_STAGE_ROWS as they came, row r of the block at
+  // [(r - moved) * n]. Stored into the block's columns at once, a row's values would go to
+  // n cache lines, one each, at every row; gathered here they go there H5_STAGE_ROWS at a
+  // time, whole lines, and more of the simulation's data stays in the cache (0.2 ms of
+  // four-bar A's 10 ms run).
+  double* stage;
+  long block_rows;    // rows per block (hy_h5_block_rows)
+  long chunk;         // rows per chunk: divides block_rows
+  long pending;       // rows in block
+  long moved;         // rows of the block in its columns; the rest are staged
+  hsize_t base;       // the first row of the block
+  hsize_t rows;       // rows in the datasets
+  double last_write;  // when a block was last written (monotonic s)
+  int failed;         // a block could not be written: no further rows, close reports it again
   char reason[200];
 };
 
@@ -233,6 +253,7 @@ static void writer_free(hy_h5_writer* w) {
   hy_free(w->names);
   hy_free(w->dset);
   hy_free(w->block);
+  hy_free(w->stage);
   hy_free(w->path);
   hy_free(w);
 }
@@ -268,6 +289,25 @@ static int reserve(hy_h5_writer* w, size_t bytes, h5_quiet* q) {
   return -1;
 }
 
+// The end of the file's data after close, as its superblock says: version 2 (the 1.8 format's,
+// which create_file asks for), whose end-of-file address is the 8 bytes at 28. Read from the
+// file rather than by opening it again with HDF5, which costs a new metadata cache (a 0.5 MB
+// calloc) and a superblock read: 1.1 M instructions, 8 % of the writer's on four-bar A. 0 when
+// the file does not start as expected: it is then left as it is.
+static uint64_t superblock_end(int fd) {
+  unsigned char sb[36];
+  if (pread(fd, sb, sizeof sb, 0) != (ssize_t)sizeof sb ||
+      memcmp(sb, "\211HDF\r\n\032\n", 8) != 0 || sb[8] != 2 || sb[9] != 8 || sb[10] != 8) {
+    return 0;
+  }
+  uint64_t base = 0, end = 0;
+  for (int k = 7; k >= 0; k--) {  // little-endian
+    base = base << 8 | sb[12 + k];
+    end = end << 8 | sb[28 + k];
+  }
+  return base == 0 ? end : 0;
+}
+
 // Gives back what the file holds beyond HDF5's end after close: the unused rest of the last
 // reservation. The end is read from the closed file itself, so nothing HDF5 wrote at close is
 // cut; the file at path must still be the one w has locked.
@@ -277,17 +317,22 @@ static void trim_reserve(hy_h5_writer* w) {
       mine.st_ino != there.st_ino) {
     return;
   }
-  hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
-  hid_t file = fapl >= 0 && H5Pset_file_locking(fapl, 0, 1) >= 0
-                   ? H5Fopen(w->path, H5F_ACC_RDONLY, fapl)
-                   : H5I_INVALID_HID;
-  haddr_t eoa = 0;
-  if (file >= 0 && H5Fget_eoa(file, &eoa) >= 0 && eoa > 0 && (haddr_t)mine.st_size > eoa) {
-    const int failed = ftruncate(w->fd, (off_t)eoa);  // if so, the file is whole, only longer
+  const uint64_t end = superblock_end(w->fd);
+  if (end > 0 && (uint64_t)mine.st_size > end) {
+    const int failed = ftruncate(w->fd, (off_t)end);  // if so, the file is whole, only longer
     (void)failed;
   }
-  if (file >= 0) H5Fclose(file);
-  if (fapl >= 0) H5Pclose(fapl);
+}
+
+// Stores the staged rows into the block's columns.
+static void move_staged(hy_h5_writer* w) {
+  const long count = w->pending - w->moved;
+  for (int i = 0; count > 0 && i < w->n; i++) {
+    double* col = w->block + (size_t)i * (size_t)w->block_rows + w->moved;
+    const double* at = w->stage + i;
+    for (long r = 0; r < count; r++) col[r] = at[(size_t)r * (size_t)w->n];
+  }
+  w->moved = w->pending;
 }
 
 // Extends every dataset to the rows of the block, writes the block and flushes the file, so
@@ -297,6 +342,7 @@ static void trim_reserve(hy_h5_writer* w) {
 static int write_block(hy_h5_writer* w, h5_quiet* q) {
   const hsize_t start = w->base, total = start + (hsize_t)w->pending;
   if (total == w->rows) return 0;
+  move_staged(w);
   // Blocks start at multiples of block_rows, chunks at multiples of w->chunk: the block's rows
   // are whole chunks but for the last. Its rest is zeroed: stored but never read, and the same
   // run then gives the same file.
@@ -307,13 +353,13 @@ static int write_block(hy_h5_writer* w, h5_quiet* q) {
     return -1;
   }
   for (int i = 0; w->pending < nchunk * chunk && i < w->n; i++) {
-    double* col = w->block + (size_t)i * (size_t)w->stride;
+    double* col = w->block + (size_t)i * (size_t)w->block_rows;
     memset(col + w->pending, 0, (size_t)(nchunk * chunk - w->pending) * sizeof *col);
   }
   int ok = 1;
   for (int i = 0; ok && i < w->n; i++) {
     ok = H5Dset_extent(w->dset[i], &total) >= 0;
-    const double* col = w->block + (size_t)i * (size_t)w->stride;
+    const double* col = w->block + (size_t)i * (size_t)w->block_rows;
     for (long c = 0; ok && c < nchunk; c++) {
       const hsize_t at = start + (hsize_t)(c * chunk);
       ok = H5Dwrite_chunk(w->dset[i], H5P_DEFAULT, 0, &at, (size_t)chunk * sizeof(double),
@@ -329,6 +375,7 @@ static int write_block(hy_h5_writer* w, h5_quiet* q) {
   if (w->pending == w->block_rows) {
     w->base = total;
     w->pending = 0;
+    w->moved = 0;
   }
   return 0;
 }
@@ -358,14 +405,32 @@ static int create_layout(hy_h5_writer* w, const char* const* names, const char* 
     H5Pclose(lcpl);
     lcpl = H5I_INVALID_HID;
   }
-  hid_t group =
-      lcpl >= 0 ? H5Gcreate2(w->file, "channels", lcpl, H5P_DEFAULT, H5P_DEFAULT) : H5I_INVALID_HID;
+  // Up to H5_COMPACT_LINKS channels, their links are kept in the group's header, sized for
+  // them at once, rather than in the heap and B-tree HDF5 moves them to beyond 8 links: 5 %
+  // fewer instructions to open four-bar A's file (27 channels). A name is looked up in the
+  // header by a linear search, so that more channels keep the B-tree (400: 12 % more).
+  size_t names_length = 0;
+  for (int i = 0; i < w->n; i++) names_length += strlen(names[i]);
+  hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+  if (gcpl >= 0 && w->n <= H5_COMPACT_LINKS &&
+      (H5Pset_link_phase_change(gcpl, H5_COMPACT_LINKS, H5_COMPACT_LINKS) < 0 ||
+       H5Pset_est_link_info(gcpl, (unsigned)w->n, (unsigned)(names_length / (size_t)w->n + 1)) <
+           0)) {
+    H5Pclose(gcpl);
+    gcpl = H5I_INVALID_HID;
+  }
+  hid_t group = lcpl >= 0 && gcpl >= 0 ? H5Gcreate2(w->file, "channels", lcpl, gcpl, H5P_DEFAULT)
+                                       : H5I_INVALID_HID;
+  if (gcpl >= 0) H5Pclose(gcpl);
   hid_t space = H5Screate_simple(1, &zero, &unlimited);
+  const hid_t types[2] = {vlen_string_type(0), vlen_string_type(1)};  // put_unit's
+  hid_t scalar = H5Screate(H5S_SCALAR);
   hid_t dcpl = H5Pcreate(H5P_DATASET_CREATE);
   // no fill values: the extent grows only over rows that are written; no modification times:
   // the same run gives the same file
-  int ok = group >= 0 && space >= 0 && dcpl >= 0 && H5Pset_chunk(dcpl, 1, &chunk) >= 0 &&
-           H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0 && H5Pset_obj_track_times(dcpl, 0) >= 0;
+  int ok = types[0] >= 0 && types[1] >= 0 && scalar >= 0 && group >= 0 && space >= 0 && dcpl >= 0 &&
+           H5Pset_chunk(dcpl, 1, &chunk) >= 0 && H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER) >= 0 &&
+           H5Pset_obj_track_times(dcpl, 0) >= 0;
   if (!ok) snprintf(what, size, "cannot create the group /channels");
   for (int i = 0; ok && i < w->n; i++) {
     encode_name(names[i], enc);
@@ -373,10 +438,14 @@ static int create_layout(hy_h5_writer* w, const char* const* names, const char* 
     // in which order they are
     w->dset[i] = H5Dcreate2(group, enc, H5T_NATIVE_DOUBLE, space, is_utf8(enc) ? lcpl : H5P_DEFAULT,
                             dcpl, H5P_DEFAULT);
-    ok = w->dset[i] >= 0 && put_text(w->dset[i], "unit", units[i]) == 0;
+    ok = w->dset[i] >= 0 && put_unit(w->dset[i], units[i], types, scalar) == 0;
     if (!ok) snprintf(what, size, "cannot create the dataset of the channel '%s'", names[i]);
   }
   if (dcpl >= 0) H5Pclose(dcpl);
+  if (scalar >= 0) H5Sclose(scalar);
+  for (int k = 0; k < 2; k++) {
+    if (types[k] >= 0) H5Tclose(types[k]);
+  }
   if (space >= 0) H5Sclose(space);
   if (group >= 0) H5Gclose(group);
   if (lcpl >= 0) H5Pclose(lcpl);
@@ -411,10 +480,28 @@ static void create_file(hy_h5_writer* w, const char* const* names, const char* c
   // since 1.8 (MATLAB's among them), with attributes beyond 64 KiB (the channel list of a big
   // model), and without 1.10's mark of a file open for writing, which would leave the file of
   // a killed run unreadable until cleared with h5clear.
+  // Chunks start at multiples of their size: one that starts inside a page costs the kernel
+  // a partial page at each end and smaller folios (four-bar A's 2.3 MB: 1.05 ms instead of
+  // 0.6). The metadata HDF5 adds as the file grows (chunk indices, headers) is gathered in
+  // blocks of a chunk's size, aligned too: in HDF5's 2 KiB blocks it left gaps between the
+  // chunks, 16 % of the file; this way the file is 0.8 % larger than unaligned.
+  const hsize_t chunk_bytes = (hsize_t)w->chunk * sizeof(double);
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   if (fapl >= 0 && H5Pset_file_locking(fapl, 0, 1) >= 0 &&
-      H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0) {
+      H5Pset_libver_bounds(fapl, H5F_LIBVER_V18, H5F_LIBVER_V18) >= 0 &&
+      H5Pset_alignment(fapl, chunk_bytes, chunk_bytes) >= 0 &&
+      (chunk_bytes < 2048 || H5Pset_meta_block_size(fapl, chunk_bytes) >= 0)) {
     w->file = H5Fcreate(w->path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+  }
+  // ext4 hands a file that was truncated to nothing to the disk, all of it, at the next close
+  // of a descriptor of it (auto_da_alloc: a guard for programs that rewrite a file without
+  // fsync), and H5Fcreate truncates: HDF5's close at the end of the run waited for the whole
+  // file to be submitted (2.7 ms on four-bar A, 28 % of the run). A descriptor closed now,
+  // while the file holds a superblock only, spends that trigger; the rows then reach the disk
+  // as any file's writes do.
+  if (w->file >= 0) {
+    const int fd = open(w->path, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) close(fd);
   }
   if (fapl >= 0) H5Pclose(fapl);
   // HDF5 takes the variable over the property: set to lock, HDF5 runs into hydyn's own lock
@@ -451,11 +538,11 @@ hy_status hy_h5_writer_open(const char* path, int n, const char* const* names,
   w->dset = hy_malloc((size_t)n * sizeof *w->dset);
   w->block_rows = hy_h5_block_rows(n);
   w->chunk = w->block_rows < H5_CHUNK_MAX ? w->block_rows : H5_CHUNK_MAX;
-  w->stride = w->block_rows + 8;
   w->last_write = monotonic_seconds();
-  w->block = hy_malloc((size_t)n * (size_t)w->stride * sizeof *w->block);
+  w->block = hy_malloc((size_t)n * (size_t)w->block_rows * sizeof *w->block);
+  w->stage = hy_malloc((size_t)n * H5_STAGE_ROWS * sizeof *w->stage);
   size_t longest = 0;
-  int nomem = !w->path || !w->names || !w->dset || !w->block;
+  int nomem = !w->path || !w->names || !w->dset || !w->block || !w->stage;
   for (int i = 0; !nomem && i < n; i++) {
     w->dset[i] = H5I_INVALID_HID;
     w->names[i] = copy_text(names[i]);
@@ -488,7 +575,25 @@ hy_status hy_h5_writer_open(const char* path, int n, const char* const* names,
 
 hy_status hy_h5_writer_row(hy_h5_writer* w, const double* row, hy_error* err) {
   if (!w || !row) return HY_FAIL(err, HY_ERR_ARG, "HDF5 writer: NULL argument");
-  for (int i = 0; i < w->n; i++) {
+  // A value is inf or NaN when its exponent bits are all ones, that is when they plus one carry
+  // into the sign bit. Or-ed over the row, two values at a time, this takes no branch per value:
+  // 0.08 ms less than isfinite for four-bar A's 10 001 rows of 27 values.
+  const uint64_t exponent = UINT64_C(0x7FF0000000000000), one = UINT64_C(1) << 52;
+  uint64_t carry = 0, carry2 = 0;
+  int i = 0;
+  for (; i + 1 < w->n; i += 2) {
+    uint64_t a, b;
+    memcpy(&a, &row[i], sizeof a);
+    memcpy(&b, &row[i + 1], sizeof b);
+    carry |= (a & exponent) + one;
+    carry2 |= (b & exponent) + one;
+  }
+  if (i < w->n) {
+    uint64_t a;
+    memcpy(&a, &row[i], sizeof a);
+    carry |= (a & exponent) + one;
+  }
+  for (i = 0; (carry | carry2) >> 63 && i < w->n; i++) {
     if (!isfinite(row[i])) {
       return HY_FAIL(err, HY_ERR_NAN, "%s is not finite at t = %.9g s: the row is not written",
                      w->names[i], row[0]);
@@ -497,11 +602,12 @@ hy_status hy_h5_writer_row(hy_h5_writer* w, const double* row, hy_error* err) {
   if (w->failed) {
     return HY_FAIL(err, HY_ERR_IO, "writing '%s' failed earlier: %s", w->path, w->reason);
   }
-  double* at = w->block + w->pending;
-  for (int i = 0; i < w->n; i++) at[(size_t)i * (size_t)w->stride] = row[i];
-  // the clock is read every 64 rows only: 25 ns a read is 1 % of a four-bar A step
-  if (++w->pending < w->block_rows &&
-      ((w->pending & 63) != 0 || monotonic_seconds() - w->last_write < H5_FLUSH_SECONDS)) {
+  memcpy(w->stage + (size_t)(w->pending - w->moved) * (size_t)w->n, row,
+         (size_t)w->n * sizeof *row);
+  if ((++w->pending & (H5_STAGE_ROWS - 1)) != 0) return HY_OK;
+  move_staged(w);
+  // the clock is read every H5_STAGE_ROWS rows only: 25 ns a read is 1 % of a four-bar A step
+  if (w->pending < w->block_rows && monotonic_seconds() - w->last_write < H5_FLUSH_SECONDS) {
     return HY_OK;
   }
   h5_quiet q;

@@ -1,13 +1,15 @@
 // Results files read back (src/io/io_results_read.c, src/io/io_hdf5.c): an HDF5 and a CSV file
 // of one run hold the same numbers bit for bit; awkward channel names survive both formats; a
 // CSV cut mid-row reads up to its last whole row and a malformed one is reported with its line;
-// an HDF5 file is readable after each flushed block while its writer is still open; a second
-// writer of the same file is refused and leaves the first one's file intact; h5py reads the
-// layout; rows that are not finite are refused; channels of a file are chosen by name and glob.
+// an HDF5 file is readable after each flushed block while its writer is still open, and once
+// closed holds nothing of its disk reservation beyond its data; a second writer of the same
+// file is refused and leaves the first one's file intact; h5py reads the layout; rows that are
+// not finite are refused; channels of a file are chosen by name and glob.
 #define _POSIX_C_SOURCE 200809L  // mkdtemp, setrlimit
 
 #include <math.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -428,6 +430,61 @@ START_TEST(hdf5_readable_while_open) {
 }
 END_TEST
 
+// Close gives back the unused rest of the disk space reserved for the last block: the file ends
+// where its superblock (version 2, the 1.8 format's) says HDF5's data end. So with a few
+// channels and with more than the group keeps in its header, and the rows read back whole.
+START_TEST(hdf5_close_gives_back_the_reservation) {
+  enum { MANY = 70 };
+  const char* names[MANY];
+  const char* units[MANY];
+  char buf[MANY][16];
+  for (int i = 0; i < MANY; i++) {
+    snprintf(buf[i], sizeof buf[i], i ? "x:%d" : "time", i);
+    names[i] = buf[i];
+    units[i] = "m";
+  }
+  tmp_dir t;
+  tmp_init(&t);
+  const int counts[2] = {3, MANY};
+  for (int f = 0; f < 2; f++) {
+    const int n = counts[f];
+    const char* path = tmp_file(&t, f ? "many.h5" : "few.h5");
+    const long rows = hy_h5_block_rows(n) + 100;
+    hy_writer* w = open_ok(path, n, names, units, NULL);
+    double row[MANY];
+    for (long k = 0; k < rows; k++) {
+      make_row((int)k, n, row);
+      ck_assert_int_eq(hy_writer_row(w, row, NULL), HY_OK);
+    }
+    close_ok(w, "status=ok\n");
+    unsigned char sb[36];
+    FILE* fp = fopen(path, "rb");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_int_eq(fread(sb, 1, sizeof sb, fp), sizeof sb);
+    ck_assert_int_eq(fseek(fp, 0, SEEK_END), 0);
+    const long size = ftell(fp);
+    fclose(fp);
+    ck_assert_int_eq(memcmp(sb, "\211HDF\r\n\032\n", 8), 0);
+    ck_assert_int_eq(sb[8], 2);
+    uint64_t end = 0;
+    for (int k = 7; k >= 0; k--) end = end << 8 | sb[28 + k];
+    ck_assert_int_eq(size, (long)end);
+    hy_results* r = read_ok(path);
+    ck_assert_int_eq(r->nchan, n);
+    ck_assert_int_eq(r->nrow, rows);
+    ck_assert_str_eq(r->summary, "status=ok\n");
+    for (long k = 0; k < rows; k += rows - 1) {
+      make_row((int)k, n, row);
+      for (int c = 0; c < n; c++) {
+        hy_test_same_bits(hy_results_column(r, c) + k, &row[c], 1, names[c]);
+      }
+    }
+    hy_results_free(r);
+  }
+  tmp_cleanup(&t);
+}
+END_TEST
+
 //----- one writer per file -------------------------------------------------------------------
 
 START_TEST(second_writer_is_refused) {
@@ -725,6 +782,7 @@ Suite* io_results_suite(void) {
   tcase_add_test(tc, csv_cut_and_malformed_rows);
   tcase_add_test(tc, hdf5_readable_while_open);
   tcase_add_test(tc, hdf5_slow_rows_reach_the_file);
+  tcase_add_test(tc, hdf5_close_gives_back_the_reservation);
   tcase_add_test(tc, second_writer_is_refused);
   tcase_add_test(tc, h5py_reads_the_layout);
   tcase_add_test(tc, hdf5_refuses_nonfinite_rows);
