@@ -40,6 +40,10 @@ int hy_cli_valued_option(int argc, char** argv, int* i, const char* const* value
 // error. Returns HY_CLI_USAGE.
 __attribute__((format(printf, 2, 3))) int hy_cli_usage_error(const char* cmd, const char* fmt,
                                                               ...);
+// 1 when paths a and b name the same file: the same string, or both existing with the same
+// device and inode (another spelling of the path, a link). Writing an output that is the same
+// file as an input would destroy the input.
+int hy_cli_same_file(const char* a, const char* b);
 // A whole argument as a finite number > 0 (>= 0 with allow_zero) into *out; -1 when it is not.
 int hy_cli_parse_number(const char* s, int allow_zero, double* out);
 

@@ -1,10 +1,12 @@
 // What the subcommands' option parsers share.
+#define _POSIX_C_SOURCE 200809L  // stat
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 
@@ -58,4 +60,11 @@ int hy_cli_usage_error(const char* cmd, const char* fmt, ...) {
   va_end(ap);
   fprintf(stderr, "\nTry 'hydyn %s --help'.\n", cmd);
   return HY_CLI_USAGE;
+}
+
+int hy_cli_same_file(const char* a, const char* b) {
+  if (strcmp(a, b) == 0) return 1;
+  struct stat sa, sb;
+  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
 }

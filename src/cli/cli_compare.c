@@ -21,12 +21,9 @@
 typedef struct compare_args {
   const char* file[2];   // A, B
   const char* channels;  // NULL: every common channel but time and the solver figures
-  const char* out;       // NULL: no figure
-  const char* data;      // NULL: none
-  const char* title;     // NULL: "A vs B"; "": none
+  hy_fig_args fig;       // out NULL: no figure; title NULL: "A vs B"
   int has_tol, has_rtol, diff;
   double tol, rtol;
-  int width, height;
 } compare_args;
 
 static void compare_usage(FILE* fp) {
@@ -106,6 +103,11 @@ static int parse_args(int argc, char** argv, compare_args* a) {
                                          (int)(sizeof valued / sizeof valued[0]), &val, msg,
                                          sizeof msg);
     if (opt == -2) return usage_error("%s", msg);
+    const int fig = opt >= 0 ? hy_fig_take_option("compare", valued[opt], val, &a->fig) : 1;
+    if (fig != 1) {
+      if (fig != 0) return fig;
+      continue;
+    }
     switch (opt) {
       case 0:
         if (!val[0]) return usage_error("--channels needs at least one name or glob");
@@ -124,38 +126,12 @@ static int parse_args(int argc, char** argv, compare_args* a) {
         }
         a->has_rtol = 1;
         break;
-      case 3:
-      case 4:
-        if (!val[0]) return usage_error("%s needs a file name", valued[opt]);
-        a->out = val;
-        break;
-      case 5:
-        if (!val[0]) return usage_error("--data needs a file name");
-        a->data = val;
-        break;
-      case 6:
-        a->title = val;
-        break;
-      case 7:
-        if (hy_fig_parse_size(val, &a->width, &a->height)) {
-          return usage_error("invalid --size '%s': expected WxH in pixels, W %d to %d, H %d to %d",
-                             val, HY_FIG_MIN_WIDTH, HY_FIG_MAX_SIDE, HY_FIG_MIN_HEIGHT, HY_FIG_MAX_SIDE);
-        }
-        break;
       default:
         return usage_error("unknown option '%s'", arg);
     }
   }
   if (nfile < 2) return usage_error(nfile ? "no file B given" : "no files given (A and B)");
   return -1;
-}
-
-// 1 when path names the same file as other (writing it would destroy an input).
-static int same_file(const char* path, const char* other) {
-  if (strcmp(path, other) == 0) return 1;
-  struct stat a, b;
-  return stat(path, &a) == 0 && stat(other, &b) == 0 && a.st_dev == b.st_dev &&
-         a.st_ino == b.st_ino;
 }
 
 static const char* base_name(const char* path) {
@@ -509,11 +485,11 @@ static int draw(const compare_args* a, const char* out, const char* data, const 
                     .x_unit = xunit,
                     .curve = curves,
                     .ncurve = nc,
-                    .title = a->title ? a->title : title,
+                    .title = a->fig.title ? a->fig.title : title,
                     .solid_label = la,
                     .dashed_label = lb,
-                    .width = a->width,
-                    .height = a->height};
+                    .width = a->fig.width,
+                    .height = a->fig.height};
   char msg[1024];
   const int rc = hy_fig_render(&f, out, data, msg, sizeof msg);
   if (rc == HY_CLI_USAGE) {
@@ -555,17 +531,17 @@ int hy_cli_compare(int argc, char** argv) {
   int rc = parse_args(argc, argv, &a);
   if (rc >= 0) return rc;
   char msg[1024];
-  if (a.out && hy_gp_format_of(a.out, msg, sizeof msg) < 0) return usage_error("%s", msg);
+  if (a.fig.out && hy_gp_format_of(a.fig.out, msg, sizeof msg) < 0) return usage_error("%s", msg);
   for (int f = 0; f < 2; f++) {
-    if (a.out && same_file(a.out, a.file[f])) {
-      return usage_error("the figure '%s' would overwrite %s", a.out, f ? "B" : "A");
+    if (a.fig.out && hy_cli_same_file(a.fig.out, a.file[f])) {
+      return usage_error("the figure '%s' would overwrite %s", a.fig.out, f ? "B" : "A");
     }
-    if (a.data && same_file(a.data, a.file[f])) {
-      return usage_error("--data '%s' would overwrite %s", a.data, f ? "B" : "A");
+    if (a.fig.data && hy_cli_same_file(a.fig.data, a.file[f])) {
+      return usage_error("--data '%s' would overwrite %s", a.fig.data, f ? "B" : "A");
     }
   }
-  if (a.data && a.out && same_file(a.data, a.out)) {
-    return usage_error("--data '%s' is the figure file", a.data);
+  if (a.fig.data && a.fig.out && hy_cli_same_file(a.fig.data, a.fig.out)) {
+    return usage_error("--data '%s' is the figure file", a.fig.data);
   }
 
   hy_results* r[2] = {NULL, NULL};
@@ -648,9 +624,9 @@ int hy_cli_compare(int argc, char** argv) {
     // the figure first: without gnuplot, nothing is written; the data has every channel, the
     // figure perhaps not (figure_order)
     const double* x = hy_results_column(r[0], ta) + al.i0;
-    if (a.out) rc = draw(&a, a.out, NULL, x, npt, r[0]->name[ta], r[0]->unit[ta], d, sel.n);
-    if (rc == HY_CLI_OK && a.data) {
-      rc = draw(&a, NULL, a.data, x, npt, r[0]->name[ta], r[0]->unit[ta], d, sel.n);
+    if (a.fig.out) rc = draw(&a, a.fig.out, NULL, x, npt, r[0]->name[ta], r[0]->unit[ta], d, sel.n);
+    if (rc == HY_CLI_OK && a.fig.data) {
+      rc = draw(&a, NULL, a.fig.data, x, npt, r[0]->name[ta], r[0]->unit[ta], d, sel.n);
     }
     if (rc == HY_CLI_OK && over) rc = HY_CLI_FAIL;
   }

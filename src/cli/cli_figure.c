@@ -607,3 +607,23 @@ int hy_fig_parse_size(const char* s, int* w, int* h) {
   *h = (int)lh;
   return 0;
 }
+
+int hy_fig_take_option(const char* cmd, const char* name, const char* val, hy_fig_args* f) {
+  if (strcmp(name, "-o") == 0 || strcmp(name, "--out") == 0 || strcmp(name, "--data") == 0) {
+    if (!val[0]) return hy_cli_usage_error(cmd, "%s needs a file name", name);
+    *(name[2] == 'd' ? &f->data : &f->out) = val;
+    return 0;
+  }
+  if (strcmp(name, "--title") == 0) {
+    f->title = val;
+    return 0;
+  }
+  if (strcmp(name, "--size") != 0) return 1;
+  if (hy_fig_parse_size(val, &f->width, &f->height)) {
+    return hy_cli_usage_error(cmd,
+                              "invalid --size '%s': expected WxH in pixels, W %d to %d, H %d to %d",
+                              val, HY_FIG_MIN_WIDTH, HY_FIG_MAX_SIDE, HY_FIG_MIN_HEIGHT,
+                              HY_FIG_MAX_SIDE);
+  }
+  return 0;
+}

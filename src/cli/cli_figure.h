@@ -35,6 +35,18 @@ enum { HY_FIG_MIN_WIDTH = 300, HY_FIG_MIN_HEIGHT = 150, HY_FIG_MAX_SIDE = 20000 
 // A --size value "WxH", whole numbers within those bounds, into *w, *h; -1 when it is not.
 int hy_fig_parse_size(const char* s, int* w, int* h);
 
+// The options of a command that draws channels (plot, compare) for its figure and data file.
+typedef struct hy_fig_args {
+  const char* out;    // -o, --out FIG: NULL = the command's default
+  const char* data;   // --data FILE: NULL = none
+  const char* title;  // --title TEXT: NULL = the command's default, "" = none
+  int width, height;  // --size WxH: 0 = the default size
+} hy_fig_args;
+// Takes option `name` (as written, "-o" or "--out") with its value into *f when it is one of
+// those: 0 taken, 1 not one of them, HY_CLI_USAGE after saying on standard error what is wrong
+// with the value ("hydyn CMD: invalid --size ...").
+int hy_fig_take_option(const char* cmd, const char* name, const char* val, hy_fig_args* f);
+
 // One curve of a figure.
 typedef struct hy_fig_curve {
   const double* y;    // npoint values (hy_fig.npoint), in the SI unit `unit`

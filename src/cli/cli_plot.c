@@ -22,10 +22,8 @@ typedef struct plot_args {
   const char* results;
   const char* channels;  // NULL: the default selection
   const char* vs;        // NULL: time
-  const char* out;       // NULL: RESULTS with the extension .png
-  const char* data;      // NULL: none
-  const char* title;     // NULL: the results file's name; "": none
-  int width, height;     // 0: the default size
+  hy_fig_args fig;       // out NULL: RESULTS with the extension .png; title NULL: the
+                         // results file's name
 } plot_args;
 
 static void plot_usage(FILE* fp) {
@@ -89,6 +87,11 @@ static int parse_args(int argc, char** argv, plot_args* a) {
                                          (int)(sizeof valued / sizeof valued[0]), &val, msg,
                                          sizeof msg);
     if (opt == -2) return usage_error("%s", msg);
+    const int fig = opt >= 0 ? hy_fig_take_option("plot", valued[opt], val, &a->fig) : 1;
+    if (fig != 1) {
+      if (fig != 0) return fig;
+      continue;
+    }
     switch (opt) {
       case 0:
         if (!val[0]) return usage_error("--channels needs at least one name or glob");
@@ -97,24 +100,6 @@ static int parse_args(int argc, char** argv, plot_args* a) {
       case 1:
         if (!val[0]) return usage_error("--vs needs time or a channel name");
         a->vs = val;
-        break;
-      case 2:
-      case 3:
-        if (!val[0]) return usage_error("%s needs a file name", valued[opt]);
-        a->out = val;
-        break;
-      case 4:
-        if (!val[0]) return usage_error("--data needs a file name");
-        a->data = val;
-        break;
-      case 5:
-        a->title = val;
-        break;
-      case 6:
-        if (hy_fig_parse_size(val, &a->width, &a->height)) {
-          return usage_error("invalid --size '%s': expected WxH in pixels, W %d to %d, H %d to %d",
-                             val, HY_FIG_MIN_WIDTH, HY_FIG_MAX_SIDE, HY_FIG_MIN_HEIGHT, HY_FIG_MAX_SIDE);
-        }
         break;
       default:
         return usage_error("unknown option '%s'", arg);
@@ -132,14 +117,6 @@ static void default_figure_path(const char* results, char* buf, size_t size) {
   // a leading dot is a hidden file's name, not an extension
   const size_t stem = dot && dot != base ? (size_t)(dot - results) : strlen(results);
   snprintf(buf, size, "%.*s.png", (int)stem, results);
-}
-
-// 1 when path names the same file as results (so writing it would destroy the input).
-static int same_file(const char* path, const char* results) {
-  if (strcmp(path, results) == 0) return 1;
-  struct stat a, b;
-  return stat(path, &a) == 0 && stat(results, &b) == 0 && a.st_dev == b.st_dev &&
-         a.st_ino == b.st_ino;
 }
 
 static const char* base_name(const char* path) {
@@ -193,21 +170,21 @@ int hy_cli_plot(int argc, char** argv) {
 
   // everything about the command line that needs no file, before reading it
   char fig_path[1024];
-  if (a.out) {
-    snprintf(fig_path, sizeof fig_path, "%s", a.out);
+  if (a.fig.out) {
+    snprintf(fig_path, sizeof fig_path, "%s", a.fig.out);
   } else {
     default_figure_path(a.results, fig_path, sizeof fig_path);
   }
   char msg[1024];
   if (hy_gp_format_of(fig_path, msg, sizeof msg) < 0) return usage_error("%s", msg);
-  if (same_file(fig_path, a.results)) {
+  if (hy_cli_same_file(fig_path, a.results)) {
     return usage_error("the figure '%s' would overwrite the results file", fig_path);
   }
-  if (a.data && same_file(a.data, a.results)) {
-    return usage_error("--data '%s' would overwrite the results file", a.data);
+  if (a.fig.data && hy_cli_same_file(a.fig.data, a.results)) {
+    return usage_error("--data '%s' would overwrite the results file", a.fig.data);
   }
-  if (a.data && same_file(a.data, fig_path)) {
-    return usage_error("--data '%s' is the figure file", a.data);
+  if (a.fig.data && hy_cli_same_file(a.fig.data, fig_path)) {
+    return usage_error("--data '%s' is the figure file", a.fig.data);
   }
 
   hy_results* r = NULL;
@@ -269,10 +246,10 @@ int hy_cli_plot(int argc, char** argv) {
   }
   hy_fig f;
   hy_fig_from_results(r, idx, n, xcol, &f, curves);
-  f.title = a.title ? a.title : base_name(a.results);
-  f.width = a.width;
-  f.height = a.height;
-  rc = hy_fig_render(&f, fig_path, a.data, msg, sizeof msg);
+  f.title = a.fig.title ? a.fig.title : base_name(a.results);
+  f.width = a.fig.width;
+  f.height = a.fig.height;
+  rc = hy_fig_render(&f, fig_path, a.fig.data, msg, sizeof msg);
   if (rc == HY_CLI_USAGE) {
     usage_error("%s", msg);
   } else if (rc != HY_CLI_OK) {
@@ -285,7 +262,7 @@ int hy_cli_plot(int argc, char** argv) {
       units += !seen;
     }
     printf("plot: figure=%s panels=%d channels=%d x=%s", fig_path, units, n, r->name[xcol]);
-    if (a.data) printf(" data=%s", a.data);
+    if (a.fig.data) printf(" data=%s", a.fig.data);
     putchar('\n');
   }
   free(curves);

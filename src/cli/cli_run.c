@@ -638,13 +638,6 @@ static void format_settings(text* t, const hy_model* m, const hy_data* d, const 
   add(t, "channels=%s\nevery=%ld\n", channels ? channels : "default", every);
 }
 
-// 1 when path names the same file as `input` (both exist and share device and inode).
-static int same_file(const char* path, const char* input) {
-  struct stat a, b;
-  return stat(path, &a) == 0 && stat(input, &b) == 0 && a.st_dev == b.st_dev &&
-         a.st_ino == b.st_ino;
-}
-
 // Warns when the results would grow beyond a size a user would want to be told of (1 GB) or
 // beyond the free space of the folder they go to.
 static void warn_large_output(const char* path, hy_results_format format, int nchan,
@@ -680,7 +673,8 @@ static int open_results(const run_args* a, const hy_model* m, const hy_data* d, 
   hy_error err;
   memset(&err, 0, sizeof err);
   rec->path = out;
-  if (strcmp(out, "-") != 0 && same_file(out, a->model)) {
+  // (a built-in model's name is no file, whatever its spelling)
+  if (strcmp(out, "-") != 0 && access(a->model, F_OK) == 0 && hy_cli_same_file(out, a->model)) {
     fprintf(stderr, "hydyn: --out '%s' is the model file itself: it would be overwritten\n", out);
     return HY_CLI_USAGE;
   }

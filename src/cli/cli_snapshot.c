@@ -170,22 +170,15 @@ static void note_other_model(const hy_results* r, const hy_model* m, const char*
   }
 }
 
-// 1 when paths a and b name the same file (both existing), or are the same string.
-static int same_file(const char* a, const char* b) {
-  if (strcmp(a, b) == 0) return 1;
-  struct stat sa, sb;
-  return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 // An output that would overwrite an input (or the other output): the reason in msg, else 0.
 static int clobbers(const snapshot_args* a, const char* out, char* msg, size_t size) {
   const char* const outs[2] = {out, a->data};
   const char* const what[2] = {"the figure", "--data"};
   for (int k = 0; k < 2; k++) {
     if (!outs[k]) continue;
-    const char* victim = same_file(outs[k], a->results)      ? "the results file"
-                         : same_file(outs[k], a->model)      ? "the model file"
-                         : k == 1 && same_file(outs[1], out) ? "the figure"
+    const char* victim = hy_cli_same_file(outs[k], a->results)      ? "the results file"
+                         : hy_cli_same_file(outs[k], a->model)      ? "the model file"
+                         : k == 1 && hy_cli_same_file(outs[1], out) ? "the figure"
                                                              : NULL;
     if (victim) {
       snprintf(msg, size, "%s '%s' is %s: choose another name", what[k], outs[k], victim);
