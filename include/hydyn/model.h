@@ -405,6 +405,8 @@ typedef enum hy_option_key {
   HY_OPT_ERROR_TOL_P = 16,     // error_tol_pressure
   HY_OPT_MAX_MEMORY = 17,      // max_memory
   HY_OPT_TOL_FRIC = 18,        // tol_friction
+  HY_OPT_BAUMGARTE_XI = 19,    // baumgarte_xi
+  HY_OPT_BAUMGARTE_OMEGA = 20, // baumgarte_omega
   HY_OPT_COUNT                 // number of keys (not one)
 } hy_option_key;
 

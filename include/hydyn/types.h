@@ -150,6 +150,10 @@ typedef enum hy_formulation {
   HY_FORM_TREE = 1,         // open tree only: M' zdd = Q' (seed 000 Eq. 12)
   HY_FORM_PENALTY = 2,      // index-3 augmented Lagrangian with projections (seed 000 Eqs. 18-21)
   HY_FORM_DOUBLE_STEP = 3,  // coordinate partitioning (seed 000 Eqs. 13-17)
+  HY_FORM_ALI1 = 4,         // global coordinates, index-1 augmented Lagrangian, semi-implicit
+                            // Euler (seed 001 Eqs. 2a-2b); planar models
+  HY_FORM_ALI3P = 5,        // global coordinates, index-3 augmented Lagrangian with projections
+                            // on the trapezoidal rule (seed 001 Eqs. 3-7); planar models
   HY_FORM_COUNT             // number of values (not a formulation)
 } hy_formulation;
 
@@ -203,12 +207,15 @@ typedef struct hy_option {
   double error_tol_pos;       // local error allowed per step on coordinates (rad or m)
   double error_tol_p;         // local error allowed per step on pressures (Pa)
   double max_memory;          // bytes of work memory hy_data_make may allocate for one data
+  double baumgarte_xi;        // ali1: xi of the Baumgarte-like terms of seed 001 Eqs. 2a-2b (-)
+  double baumgarte_omega;     // ali1: omega of those terms (rad/s)
 } hy_option;
 
 // Defaults: gravity (0, -9.81, 0), dt = 1e-3 s, t_end = 10 s, integrator and formulation auto,
 // analytic tangent, alpha = 1e11, tol_pos = 1e-7, tol_p = 1e-2, tol_fric = 1e-7, max_iter = 25,
 // reuse_tangent = 1, partition_rcond = 0.1, time_steps = 0, strict_steps = 0, max_cuts = 12,
-// error control none, error_tol_pos = 1e-6, error_tol_p = 1e3, max_memory = 4 GiB.
+// error control none, error_tol_pos = 1e-6, error_tol_p = 1e3, max_memory = 4 GiB,
+// baumgarte_xi = 1, baumgarte_omega = 10 rad/s.
 HY_API hy_option hy_option_default(void);
 
 // Names are at most this long, terminator included.

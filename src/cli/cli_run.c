@@ -45,6 +45,8 @@ typedef struct run_args {
   long max_iter;
   int strict_steps, has_max_cuts, has_error_control, has_error_tol, has_error_tol_p;
   int has_max_memory;
+  int has_baumgarte_xi, has_baumgarte_omega;
+  double baumgarte_xi, baumgarte_omega;
   long max_cuts;
   hy_error_control error_control;
   double error_tol, error_tol_p, max_memory;
@@ -67,13 +69,17 @@ static void run_usage(FILE* fp) {
       "  --t-end SECONDS      end time (s), > 0\n"
       "  --dt SECONDS         time step (s), 0 < dt <= t_end; a last, shorter step ends the run\n"
       "                       at t_end when t_end is not a whole number of steps\n"
-      "  --formulation NAME   auto | tree | penalty | double-step; auto: penalty for a model\n"
-      "                       with cut joints, else tree; tree refuses cut joints\n"
+      "  --formulation NAME   auto | tree | penalty | double-step | ali1 | ali3p; auto:\n"
+      "                       penalty for a model with cut joints, else tree; tree refuses\n"
+      "                       cut joints; ali1 and ali3p are the global-coordinate formulations\n"
+      "                       of seed 001 (planar models) with their own integrators\n"
       "  --integrator NAME    auto | euler | semi-euler | rk4 | trapezoidal; auto: trapezoidal\n"
       "                       (Newton-Raphson) for closed loops or hydraulics, else rk4;\n"
       "                       penalty and double-step step only with trapezoidal\n"
       "  --tangent NAME       analytic | fd: Newton tangent (trapezoidal)\n"
-      "  --penalty ALPHA      penalty factor alpha (N/m), > 0 (penalty only)\n"
+      "  --penalty ALPHA      penalty factor alpha (N/m), > 0 (penalty, ali1, ali3p)\n"
+      "  --baumgarte-xi XI    ali1: xi of the Baumgarte-like terms, >= 0 (default 1)\n"
+      "  --baumgarte-omega W  ali1: omega of those terms (rad/s), >= 0 (default 10)\n"
       "  --tol POS            Newton tolerance on positions (rad or m), > 0\n"
       "  --tol-p PA           Newton tolerance on pressures (Pa), > 0 (hydraulic models)\n"
       "  --tol-fric TOL       Newton tolerance on seal friction states (m), > 0\n"
@@ -149,7 +155,7 @@ static int parse_args(int argc, char** argv, run_args* a) {
         "--every",         "--formulation", "--tangent",    "--penalty",
         "--tol",           "--max-iter",    "--tol-p",      "--max-cuts",
         "--error-control", "--error-tol-p", "--error-tol",  "--max-memory",
-        "--tol-fric",      "--channels"};
+        "--tol-fric",      "--channels",    "--baumgarte-xi", "--baumgarte-omega"};
     const int nvalued = (int)(sizeof valued / sizeof valued[0]);
     const char* val = NULL;
     char msg[256];
@@ -189,7 +195,8 @@ static int parse_args(int argc, char** argv, run_args* a) {
       case 5:
         if (hy_formulation_parse(val, &a->formulation) != HY_OK) {
           return usage_error(
-              "invalid --formulation '%s': expected auto, tree, penalty or double-step", val);
+              "invalid --formulation '%s': expected auto, tree, penalty, double-step, ali1 or "
+              "ali3p", val);
         }
         a->has_formulation = 1;
         break;
@@ -271,6 +278,18 @@ static int parse_args(int argc, char** argv, run_args* a) {
         if (!val[0]) return usage_error("--channels needs a list of channel names or globs");
         a->channels = val;
         break;
+      case 18:
+        if (hy_cli_parse_number(val, 1, &a->baumgarte_xi)) {
+          return usage_error("invalid --baumgarte-xi '%s': expected a number >= 0", val);
+        }
+        a->has_baumgarte_xi = 1;
+        break;
+      case 19:
+        if (hy_cli_parse_number(val, 1, &a->baumgarte_omega)) {
+          return usage_error("invalid --baumgarte-omega '%s': expected a number >= 0 (rad/s)", val);
+        }
+        a->has_baumgarte_omega = 1;
+        break;
       default:
         return usage_error("unknown option '%s'", arg);
     }
@@ -312,13 +331,16 @@ static void apply_options(const run_args* a, hy_model* m) {
   if (a->has_error_tol) m->opt.error_tol_pos = a->error_tol;
   if (a->has_error_tol_p) m->opt.error_tol_p = a->error_tol_p;
   if (a->has_max_memory) m->opt.max_memory = a->max_memory;
+  if (a->has_baumgarte_xi) m->opt.baumgarte_xi = a->baumgarte_xi;
+  if (a->has_baumgarte_omega) m->opt.baumgarte_omega = a->baumgarte_omega;
 }
 
 // Options that were given but that the data's formulation and integrator do not read: said,
 // so that a user comparing runs does not believe they changed something.
 static void note_unused_options(const run_args* a, const hy_model* m, const hy_data* d) {
   const int newton = d->integrator == HY_INTEG_TRAPEZOIDAL;
-  if (!newton) {
+  const int global = d->formulation == HY_FORM_ALI1 || d->formulation == HY_FORM_ALI3P;
+  if (!newton && !global) {
     const int given[] = {a->has_tangent,   a->has_penalty,    a->has_tol,      a->has_max_iter,
                          a->has_tol_p,     a->strict_steps,   a->has_max_cuts, a->has_error_control,
                          a->has_error_tol, a->has_error_tol_p, a->has_tol_fric};
@@ -335,8 +357,12 @@ static void note_unused_options(const run_args* a, const hy_model* m, const hy_d
       }
     }
   }
-  if (d->formulation != HY_FORM_PENALTY && a->has_penalty && newton) {
-    fputs("note: --penalty applies to the penalty formulation only\n", stderr);
+  if (d->formulation != HY_FORM_PENALTY && !global && a->has_penalty && newton) {
+    fputs("note: --penalty applies to the penalty, ali1 and ali3p formulations only\n", stderr);
+  }
+  if (d->formulation != HY_FORM_ALI1 && (a->has_baumgarte_xi || a->has_baumgarte_omega)) {
+    fputs("note: --baumgarte-xi and --baumgarte-omega apply to the ali1 formulation only\n",
+          stderr);
   }
   if (newton && a->has_tol_p && m->sizes.nvol == 0) {
     fputs("note: --tol-p has no effect: the model has no hydraulic volumes (no pressures)\n",
@@ -635,6 +661,7 @@ static void format_settings(text* t, const hy_model* m, const hy_data* d, const 
       o->max_iter, o->strict_steps, o->max_cuts);
   add(t, "error_control=%s\nerror_tol_position=%.17g\nerror_tol_pressure=%.17g\n",
       hy_error_control_name(o->error_control), o->error_tol_pos, o->error_tol_p);
+  add(t, "baumgarte_xi=%.17g\nbaumgarte_omega=%.17g\n", o->baumgarte_xi, o->baumgarte_omega);
   add(t, "channels=%s\nevery=%ld\n", channels ? channels : "default", every);
 }
 

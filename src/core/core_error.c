@@ -107,6 +107,8 @@ hy_option hy_option_default(void) {
       .error_tol_pos = 1e-6,
       .error_tol_p = 1e3,
       .max_memory = 4294967296.0,
+      .baumgarte_xi = 1,      // critically damped constraint error (seed 001 Eqs. 2a-2b)
+      .baumgarte_omega = 10,  // rad/s, the usual choice for ALI1 (seed 001 Sect. 2.1)
   };
   return o;
 }

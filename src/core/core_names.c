@@ -44,6 +44,8 @@ static const char* const form_names[] = {
     [HY_FORM_TREE] = "tree",
     [HY_FORM_PENALTY] = "penalty",
     [HY_FORM_DOUBLE_STEP] = "double-step",
+    [HY_FORM_ALI1] = "ali1",
+    [HY_FORM_ALI3P] = "ali3p",
 };
 
 const char* hy_formulation_name(hy_formulation form) {

@@ -97,6 +97,11 @@ typedef struct hy_form_ops {
   // the formulation chose for the step may be chosen again. The integrator has saved the state
   // first, so a retry that fails for good still returns to the start bit for bit.
   void (*retry)(hy_form* f);
+  // A formulation that owns its time discretization (the global-coordinate ones, which seed 001
+  // pairs with their integrators): one step of size h from the state in d, which it completes
+  // with its outputs; on failure the state is back at the start of the step and d->err says
+  // why. NULL: the integrators of src/integ step it.
+  hy_status (*step)(hy_form* f, double h);
   // What a step carries to the next one besides the public state (hy_state_* HIST segment).
   int (*hist_size)(const hy_model* m);
   void (*hist_get)(const hy_form* f, double* buf);
@@ -108,6 +113,8 @@ typedef struct hy_form_ops {
 extern const hy_form_ops hy_form_tree_ops;
 extern const hy_form_ops hy_form_penalty_ops;
 extern const hy_form_ops hy_form_doublestep_ops;
+extern const hy_form_ops hy_form_ali1_ops;
+extern const hy_form_ops hy_form_ali3p_ops;
 
 // What a formulation works with. Bound once by the data; m and d are set by every entry point
 // (hy_step and friends receive the model).

@@ -14,6 +14,34 @@ static int is_explicit(hy_integrator k) {
   return k == HY_INTEG_EULER || k == HY_INTEG_SEMI_EULER || k == HY_INTEG_RK4;
 }
 
+// The global-coordinate formulations carry the integrator seed 001 pairs each with (ALI1:
+// semi-implicit Euler; ALI3-P: the trapezoidal rule) and run planar models without seal
+// friction states.
+static hy_status global_choice(const hy_model* m, const hy_form_ops* ops, hy_integrator* integ,
+                               hy_error* err) {
+  const hy_integrator own = ops->kind == HY_FORM_ALI1 ? HY_INTEG_SEMI_EULER : HY_INTEG_TRAPEZOIDAL;
+  if (m->opt.integrator != HY_INTEG_AUTO && m->opt.integrator != own) {
+    return HY_FAIL(err, HY_ERR_MODEL,
+                   "formulation %s steps with its own integrator, %s (seed 001 Sect. 2.1): "
+                   "integrator %s is not available with it (use auto or %s)",
+                   ops->name, hy_integrator_name(own), hy_integrator_name(m->opt.integrator),
+                   hy_integrator_name(own));
+  }
+  if (!m->planar) {
+    return HY_FAIL(err, HY_ERR_MODEL,
+                   "formulation %s needs a planar model (global coordinates x, y, theta per "
+                   "body): model '%s' is spatial; use penalty or double-step",
+                   ops->name, m->name);
+  }
+  if (m->sizes.nfric > 0) {
+    return HY_FAIL(err, HY_ERR_MODEL,
+                   "formulation %s does not integrate seal friction states yet: model '%s' has "
+                   "%d; use penalty or double-step", ops->name, m->name, m->sizes.nfric);
+  }
+  *integ = own;
+  return HY_OK;
+}
+
 hy_status hy_form_choose(const hy_model* m, const hy_form_ops** ops, hy_integrator* integ,
                          char* note, size_t size, hy_error* err) {
   const hy_option* o = &m->opt;
@@ -25,6 +53,8 @@ hy_status hy_form_choose(const hy_model* m, const hy_form_ops** ops, hy_integrat
     case HY_FORM_TREE: *ops = &hy_form_tree_ops; break;
     case HY_FORM_PENALTY: *ops = &hy_form_penalty_ops; break;
     case HY_FORM_DOUBLE_STEP: *ops = &hy_form_doublestep_ops; break;
+    case HY_FORM_ALI1: *ops = &hy_form_ali1_ops; break;
+    case HY_FORM_ALI3P: *ops = &hy_form_ali3p_ops; break;
     default:
       return HY_FAIL(err, HY_ERR_ARG, "solver: unknown formulation %d", (int)o->formulation);
   }
@@ -36,6 +66,7 @@ hy_status hy_form_choose(const hy_model* m, const hy_form_ops** ops, hy_integrat
                    "loops); use penalty or double-step", m->name, m->sizes.ncut,
                    m->sizes.ncut == 1 ? "" : "s");
   }
+  if ((*ops)->step) return global_choice(m, *ops, integ, err);
   hy_integrator k = o->integrator;
   if (k == HY_INTEG_AUTO) k = (*ops)->has_ode && !hyd ? HY_INTEG_RK4 : HY_INTEG_TRAPEZOIDAL;
   if (k != HY_INTEG_TRAPEZOIDAL && !is_explicit(k)) {

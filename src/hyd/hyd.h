@@ -72,6 +72,14 @@ static inline double hy_hyd_spool_reference(const hy_model* m, int v, double t) 
   const int sig = m->vlv_sig[v];
   return sig >= 0 ? hy_signal_eval(m, sig, t) : 0.0;
 }
+// y at the end of a step of size h from y0 for y_dot = (r(t) - y) / tau with r(t) = r0 and
+// r(t + h) = r1: the trapezoidal rule on the linear equation, solved in closed form,
+// y1 = ((1 - a) y0 + a (r0 + r1)) / (1 + a), a = h / (2 tau). The spools follow their reference
+// so (seed 000 Eq. 27) in every trapezoidal step, monolithic or not.
+static inline double hy_hyd_spool_lag_step(double y0, double r0, double r1, double h, double tau) {
+  const double a = h / (2.0 * tau);
+  return ((1.0 - a) * y0 + a * (r0 + r1)) / (1.0 + a);
+}
 // d->Ud of Eq. 27 at d->time and d->U.
 void hy_hyd_spool_rates(const hy_model* m, hy_data* d);
 

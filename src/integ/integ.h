@@ -37,13 +37,10 @@ hy_status hy_integ_explicit_step(hy_integrator kind, int nq, int ny, double t, d
 
 //----- the trapezoidal rule on a first-order lag ------------------------------------------------
 
-// y at the end of a step of size h from y0 for y_dot = (r(t) - y) / tau with r(t) = r0 and
-// r(t + h) = r1: the trapezoidal rule on the linear equation, solved in closed form,
-// y1 = ((1 - a) y0 + a (r0 + r1)) / (1 + a), a = h / (2 tau). The spools follow their reference
-// so (seed 000 Eq. 27).
+// The spools' lag under the trapezoidal rule, hy_hyd_spool_lag_step (hyd.h), by the name the
+// integrators have used.
 static inline double hy_integ_lag_step(double y0, double r0, double r1, double h, double tau) {
-  const double a = h / (2.0 * tau);
-  return ((1.0 - a) * y0 + a * (r0 + r1)) / (1.0 + a);
+  return hy_hyd_spool_lag_step(y0, r0, r1, h, tau);
 }
 
 //----- the integrator of a data ----------------------------------------------------------------

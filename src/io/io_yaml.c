@@ -37,6 +37,8 @@ static const char* const kSolverKeys[] = {"integrator",
                                           "partition_rcond",
                                           "tol_pressure",
                                           "tol_friction",
+                                          "baumgarte_xi",
+                                          "baumgarte_omega",
                                           "reuse_tangent",
                                           "strict_steps",
                                           "max_cuts",
@@ -109,6 +111,12 @@ static hy_status load_solver(hy_io_loader* ld, const hy_io_node* root, hy_option
   }
   if (given(n, "tol_friction", HY_OPT_TOL_FRIC, src)) {
     HY_TRY(hy_io_get_number(ld, w, HY_IO_KEY(n, "tol_friction"), &opt->tol_fric));
+  }
+  if (given(n, "baumgarte_xi", HY_OPT_BAUMGARTE_XI, src)) {
+    HY_TRY(hy_io_get_number(ld, w, HY_IO_KEY(n, "baumgarte_xi"), &opt->baumgarte_xi));
+  }
+  if (given(n, "baumgarte_omega", HY_OPT_BAUMGARTE_OMEGA, src)) {
+    HY_TRY(hy_io_get_number(ld, w, HY_IO_KEY(n, "baumgarte_omega"), &opt->baumgarte_omega));
   }
   if (given(n, "max_iterations", HY_OPT_MAX_ITER, src)) {
     HY_TRY(hy_io_get_count(ld, w, HY_IO_KEY(n, "max_iterations"), &opt->max_iter));

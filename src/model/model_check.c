@@ -631,6 +631,12 @@ static hy_status check_options(const checker* c) {
   HY_TRY(check_num(c, OPT_POS(HY_OPT_TOL_P, tol_p), "solver", "tol_pressure", o->tol_p, &p_tol));
   HY_TRY(check_num(c, OPT_POS(HY_OPT_TOL_FRIC, tol_fric), "solver", "tol_friction", o->tol_fric,
                    &pos_tol));
+  const range xi = {0, 1e3, 0, 0, "-"};
+  const range omega = {0, 1e6, 0, 0, "rad/s"};
+  HY_TRY(check_num(c, OPT_POS(HY_OPT_BAUMGARTE_XI, baumgarte_xi), "solver", "baumgarte_xi",
+                   o->baumgarte_xi, &xi));
+  HY_TRY(check_num(c, OPT_POS(HY_OPT_BAUMGARTE_OMEGA, baumgarte_omega), "solver",
+                   "baumgarte_omega", o->baumgarte_omega, &omega));
   HY_TRY(check_int(c, OPT_POS(HY_OPT_MAX_ITER, max_iter), "solver", "max_iterations", o->max_iter,
                    1, HY_MAX_ITERATIONS));
   HY_TRY(check_flag(c, OPT_POS(HY_OPT_REUSE_TANGENT, reuse_tangent), "reuse_tangent",
