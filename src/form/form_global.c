@@ -257,7 +257,12 @@ static void from_relative(hy_form* f) {
     hy_v3_cross(gdot, Z + 3, com);
     hy_v3_add(gdot, gdot, Z);
     to_plane(m, com, qb);
-    qb[2] = g->theta_ref[b];
+    // the angle continues from the reference through the joints, so that it is not wrapped:
+    // a revolute joint adds its turn since the reference, a prismatic one none
+    const int p = m->body_parent[b], zi = m->jnt_zadr[b];
+    const double turned = p < 0 ? 0 : g->q[GLOBAL_NQ_BODY * p + 2] - g->theta_ref[p];
+    qb[2] = g->theta_ref[b] + turned +
+            (m->jnt_type[b] == HY_JOINT_REVOLUTE ? g->sigma[b] * (d->z[zi] - g->z_ref[zi]) : 0);
     to_plane(m, gdot, vb);
     vb[2] = hy_v3_dot(m->plane_normal, Z + 3);
   }

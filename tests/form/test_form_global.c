@@ -132,6 +132,27 @@ START_TEST(save_and_restore_is_bit_exact) {
 }
 END_TEST
 
+// hy_forward at a state reached by stepping maps z to q and back: the same z, and accelerations
+// consistent with the trajectory (those of the ALI1 iteration at q: the step's own, projected,
+// differ by the step's error only).
+START_TEST(forward_keeps_the_state) {
+  hy_model* m = hy_test_load("crane");
+  m->opt.formulation = HY_FORM_ALI3P;
+  hy_data* d = hy_test_make(m);
+  hy_test_steps(m, d, 6000);  // into the rod-side damper, theta1 far from its start
+  double z[2], zdd[2];
+  memcpy(z, d->z, sizeof z);
+  memcpy(zdd, d->zdd, sizeof zdd);
+  ck_assert_int_eq(hy_forward(m, d), HY_OK);
+  for (int i = 0; i < 2; i++) {
+    ck_assert_double_le(fabs(d->z[i] - z[i]), 1e-12);
+    ck_assert_double_le(fabs(d->zdd[i] - zdd[i]), 1e-3 * (1 + fabs(zdd[i])));
+  }
+  hy_data_free(d);
+  hy_model_free(m);
+}
+END_TEST
+
 START_TEST(no_allocation_in_a_step) {
   hy_model* m = hy_test_load("four-bar-a");
   m->opt.formulation = HY_FORM_ALI3P;
@@ -174,6 +195,7 @@ Suite* form_global_suite(void) {
   tcase_add_test(tc, ali1_converges_on_four_bar_a);
   tcase_add_test(tc, energy_of_the_released_four_bar);
   tcase_add_test(tc, save_and_restore_is_bit_exact);
+  tcase_add_test(tc, forward_keeps_the_state);
   tcase_add_test(tc, no_allocation_in_a_step);
   tcase_add_test(tc, refusals);
   suite_add_tcase(s, tc);
