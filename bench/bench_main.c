@@ -36,6 +36,8 @@
 #include "hydyn/names.h"
 #include "io/io.h"
 
+#include "bench_cosim.h"
+
 // CMake passes <build>/bench/results and the source tree's bench/results (the committed records,
 // read only); a build without them writes below the working directory.
 #ifndef HY_BENCH_RESULTS_DIR
@@ -623,7 +625,8 @@ static void print_recording(const record_result* res, int reps) {
 
 static void usage(FILE* fp) {
   fputs(
-      "usage: hydyn_bench [--reps N] [--results DIR] [--no-write] [--no-record] [MODEL ...]\n"
+      "usage: hydyn_bench [--reps N] [--results DIR] [--no-write] [--no-record] [--no-cosim]\n"
+      "                   [MODEL ...]\n"
       "\n"
       "Runs each MODEL (a model file, or the name of a built-in model or family member; none:\n"
       "every built-in model) for the model's t_end at its dt, N times (default 5): open trees\n"
@@ -635,7 +638,10 @@ static void usage(FILE* fp) {
       "seed 000, the seal friction laws' four-bar B cycles against the frictionless one (time\n"
       "ratio and Newton iterations, the goals of docs/friction.md), and, when four-bar-a is run,\n"
       "what recording its every step to CSV and to HDF5 costs over the run without output\n"
-      "(goal for HDF5: at most 1.5 times; --no-record leaves it out). Writes DIR/explicit.csv\n"
+      "(goal for HDF5: at most 1.5 times; --no-record leaves it out), and, when crane is run,\n"
+      "its co-simulation: the real-time factor at H = 1 ms, h_h = 0.1 ms beside the monolithic\n"
+      "run (goal 200x) and the achievable H of each configuration by the takeoff rule of\n"
+      "docs/cosim.md (goal for the best: 10 ms; --no-cosim leaves it out). Writes DIR/explicit.csv\n"
       "(default DIR: " HY_BENCH_RESULTS_DIR
       "/<hostname>), comparing with the file it replaces (in a fresh\n"
       "build folder: with the committed record " HY_BENCH_RECORDS_DIR
@@ -662,7 +668,7 @@ static void model_label(const char* what, char* out, size_t size) {
 }
 
 int main(int argc, char** argv) {
-  int reps = 5, write = 1, record = 1;
+  int reps = 5, write = 1, record = 1, cosim = 1;
   const char* dir = NULL;
   static const char* models[MAX_ROWS];
   int nmodel = 0;
@@ -683,6 +689,8 @@ int main(int argc, char** argv) {
       write = 0;
     } else if (strcmp(argv[i], "--no-record") == 0) {
       record = 0;
+    } else if (strcmp(argv[i], "--no-cosim") == 0) {
+      cosim = 0;
     } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
       usage(stdout);
       return 0;
@@ -825,6 +833,8 @@ int main(int argc, char** argv) {
   print_seed_comparison(rows, nrow);
   print_friction_comparison(rows, nrow);
   print_recording(&rec, reps);
+  // the co-simulation figures of the crane, when it is run
+  if (cosim && find_row(rows, nrow, "crane", HY_FORM_PENALTY) && bench_cosim(reps)) failed = 1;
   if (write) {
     if (write_results(path, rows, nrow, &keep)) return 1;
     printf("\nwrote %s", path);

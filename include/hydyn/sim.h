@@ -33,6 +33,26 @@ typedef struct hy_stats {
   size_t arena_peak;        // most bytes of work arena in use at once
 } hy_stats;
 
+// Co-simulation (src/cosim): how the cylinders of a data take their loads from another subsystem
+// instead of from the network (hy_data.cyl_input). Each load is a polynomial in time,
+// u(t) = c0 + c1 (t - t0) + c2 (t - t0)^2, evaluated at d->time. The network is then not
+// integrated: the pressure and friction-state rates are 0 and so are all their derivatives.
+typedef enum hy_cyl_input_mode {
+  HY_CYL_INPUT_FORCE = 1,     // F_k(t) of every cylinder (N): coef holds 3 per cylinder, in
+                              // cylinder order; no derivative with respect to s or s_dot
+  HY_CYL_INPUT_PRESSURE = 2,  // the chamber pressures (Pa): coef holds 3 per p_a of every
+                              // cylinder, then 3 per p_b of every cylinder, and
+                              // F_k = p_a A_a - p_b A_b - c s_dot - F_d (seed 001 Eqs. 33-34,
+                              // seal friction without states included) with the data's own s and
+                              // s_dot: the viscous, damper and friction derivatives stay
+} hy_cyl_input_mode;
+
+typedef struct hy_cyl_input {
+  int mode;            // hy_cyl_input_mode
+  double t0;           // s
+  const double* coef;  // the coefficients (c0, c1, c2) of each input, as the mode says
+} hy_cyl_input;
+
 // The state and outputs of a running model. Arrays are owned by the data; read them freely.
 // To change the state, use hy_state_set (or write time, z and zd and call hy_forward, which
 // makes the accelerations consistent but leaves the integrator's history as it was).
@@ -107,6 +127,11 @@ typedef struct hy_data {
   double work_damp;   // work of the end dampers since t = 0 (J), <= 0 when they dissipate
   double diss_fric;   // energy dissipated by seal friction since t = 0 (J): the integral of
                       // F_mu s_dot (its stored part, sigma0 q^2 / 2 in the bristles, included)
+
+  // co-simulation (src/cosim): NULL in a monolithic run, where the network drives the
+  // cylinders; otherwise where their loads come from (hy_cyl_input). hy_data_make leaves it NULL;
+  // it is not part of the state (its owner saves the polynomials)
+  const hy_cyl_input* cyl_input;
 
   double energy_kin;  // kinetic energy (J)
   double energy_pot;  // gravitational potential energy, zero at the inertial origin (J)

@@ -233,6 +233,18 @@ static void padded_range(double lo, double hi, double* out_lo, double* out_hi) {
   *out_hi = hi + pad;
 }
 
+// [lo, hi] of positive values on a logarithmic axis, widened by 5 % of its decades (half a
+// decade each way for a constant).
+static void padded_log_range(double lo, double hi, double* out_lo, double* out_hi) {
+  const double a = log10(lo), b = log10(hi);
+  const double pad = b - a > 1e-12 ? 0.05 * (b - a) : 0.5;
+  *out_lo = pow(10, a - pad);
+  *out_hi = pow(10, b + pad);
+}
+
+// 1 when v can be drawn: finite, and > 0 on a logarithmic axis.
+static int drawable(double v, int log_axis) { return isfinite(v) && (!log_axis || v > 0); }
+
 // The offset to take off a panel's values (as shown) in [lo, hi], 0 for none: when they vary
 // by less than 1e-4 of their size (a force of 11029.38086 N moving by 1e-7 N), tick labels of
 // six digits would all read the same, and more digits would not fit. The offset is the middle
@@ -327,13 +339,19 @@ static void write_script(FILE* gp, const hy_fig* f, const int* panel, const pane
 
   // x range: time exactly as recorded; a channel's range with a margin (a phase portrait)
   double xlo = INFINITY, xhi = -INFINITY;
-  int increasing = 1;
+  int increasing = !f->log_x;
   for (long i = 0; i < f->npoint; i++) {
+    if (!drawable(f->x[i], f->log_x)) continue;
     xlo = fmin(xlo, xscale * f->x[i]);
     xhi = fmax(xhi, xscale * f->x[i]);
     if (i > 0 && !(f->x[i] >= f->x[i - 1])) increasing = 0;
   }
-  if (strcmp(f->x_name, "time") != 0 || !(xhi > xlo)) padded_range(xlo, xhi, &xlo, &xhi);
+  if (!(xlo <= xhi)) xlo = xhi = 1;  // nothing drawable: an empty frame
+  if (f->log_x) {
+    padded_log_range(xlo, xhi, &xlo, &xhi);
+  } else if (strcmp(f->x_name, "time") != 0 || !(xhi > xlo)) {
+    padded_range(xlo, xhi, &xlo, &xhi);
+  }
 
   // The values as shown, one block per panel: x, then the panel's curves. gnuplot splits every
   // field of a line for each curve it reads from a block, so a block per panel keeps a long run
@@ -347,10 +365,19 @@ static void write_script(FILE* gp, const hy_fig* f, const int* panel, const pane
     fprintf(gp, "$P%d << EOD\n", p + 1);
     for (long i = 0; i < f->npoint; i++) {
       if (thin && !keep[i]) continue;
-      fprintf(gp, "%.12g", xscale * f->x[i]);
+      if (drawable(f->x[i], f->log_x)) {
+        fprintf(gp, "%.12g", xscale * f->x[i]);
+      } else {
+        fputs("NaN", gp);
+      }
       for (int k = 0; k < f->ncurve; k++) {
         if (panel[k] != p) continue;
-        fprintf(gp, " %.12g", info[p].scale * f->curve[k].y[i] - info[p].offset);
+        const double y = f->curve[k].y[i];
+        if (drawable(y, f->log_y)) {
+          fprintf(gp, " %.12g", info[p].scale * y - info[p].offset);
+        } else {
+          fputs(" NaN", gp);  // a gap: gnuplot draws no point and no line through it
+        }
       }
       fputc('\n', gp);
     }
@@ -371,6 +398,8 @@ static void write_script(FILE* gp, const hy_fig* f, const int* panel, const pane
       "set ytics autofreq\nset mytics default\n",
       gp);
   fprintf(gp, "set key maxrows %d\n", maxrows);
+  if (f->log_x) fputs("set logscale x 10\n", gp);
+  if (f->log_y) fputs("set logscale y 10\n", gp);
   fprintf(gp, "set xrange [%.17g:%.17g]\n", xlo, xhi);
 
   fputs("set multiplot", gp);
@@ -412,7 +441,8 @@ static void write_script(FILE* gp, const hy_fig* f, const int* panel, const pane
       const int color = (c->color >= 0 ? c->color : pos - 1) % NPALETTE;
       // a single row is a point: a line through it would draw nothing
       fprintf(gp, "%s$P%d using 1:%d with %s lt %d%s title ", first ? "" : ", ", p + 1, pos + 1,
-              f->npoint > 1 ? "lines" : "points pt 7", color + 1,
+              f->npoint > 1 ? (f->points ? "linespoints pt 7 ps 0.7" : "lines") : "points pt 7",
+              color + 1,
               c->dashed ? " dt (7,4)" : "");
       hy_gp_string(gp, label_of(c));
       first = 0;
@@ -496,19 +526,25 @@ int hy_fig_render(const hy_fig* f, const char* out_path, const char* data_path, 
       n += label_of(f->curve + k)[0] != '\0';
       info[p].dashed |= f->curve[k].dashed != 0;
       for (long i = 0; i < f->npoint; i++) {
+        if (!drawable(f->curve[k].y[i], f->log_y)) continue;
         const double v = info[p].scale * f->curve[k].y[i];
         lo = fmin(lo, v);
         hi = fmax(hi, v);
       }
     }
+    if (!(lo <= hi)) lo = hi = f->log_y ? 1 : 0;  // nothing drawable: an empty panel
     info[p].nentry = n;
-    info[p].offset = panel_offset(lo, hi);
+    info[p].offset = f->log_y ? 0 : panel_offset(lo, hi);
     // the offset's decimals: those of a tenth of the span, the digits that tell curves apart
     const int digits = info[p].offset != 0 ? (int)fmax(0, 1 - floor(log10(hi - lo))) : 0;
     axis_text(c->unit, c->group, info[p].offset, digits, info[p].ylabel, sizeof info[p].ylabel);
     lo -= info[p].offset;
     hi -= info[p].offset;
-    padded_range(lo, hi, &info[p].lo, &info[p].hi);
+    if (f->log_y) {
+      padded_log_range(lo, hi, &info[p].lo, &info[p].hi);
+    } else {
+      padded_range(lo, hi, &info[p].lo, &info[p].hi);
+    }
   }
 
   // gnuplot's own words for a figure it cannot create are a script line and "cannot open

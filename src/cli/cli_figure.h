@@ -74,6 +74,10 @@ typedef struct hy_fig {
                              // dashed curve
   int width, height;         // figure size in pixels; 0: 1000 wide, 230 per panel plus the
                              // axes, at most 1800 high
+  int log_x, log_y;          // 1: a logarithmic axis, on which values <= 0 are not drawn (the
+                             // residual energy of a co-simulation sweep against H); a value
+                             // that is not finite is never drawn, on any axis
+  int points;                // 1: a mark at every point (curves of a few points, one per run)
 } hy_fig;
 
 // Writes the data of f to data_path (NULL: none) and draws f into out_path (NULL: no figure),

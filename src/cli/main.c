@@ -24,6 +24,8 @@ static void usage(FILE* fp) {
       "  snapshot MODEL RESULTS  draw the mechanism at intervals of a run, overlaid\n"
       "  compare A B          overlay two results files; max and RMS difference per channel\n"
       "  report MODEL -o DIR  run MODEL and write the standard figures and summary.md\n"
+      "  cosim MODEL          co-simulate the mechanics and the hydraulics (Jacobi scheme);\n"
+      "                       one run or a sweep over step sizes and configurations\n"
       "  help                 show this help\n"
       "\n"
       "options:\n"
@@ -58,7 +60,7 @@ static int dispatch(int argc, char** argv) {
                   {"friction", hy_cli_friction}, {"channels", hy_cli_channels},
                   {"plot", hy_cli_plot},         {"compare", hy_cli_compare},
                   {"snapshot", hy_cli_snapshot}, {"info", hy_cli_info},
-                  {"report", hy_cli_report}};
+                  {"report", hy_cli_report},     {"cosim", hy_cli_cosim}};
   for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
     if (strcmp(cmd, commands[k].name) == 0) return commands[k].fn(argc - 1, argv + 1);
   }

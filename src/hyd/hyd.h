@@ -56,12 +56,18 @@ double hy_hyd_pressure_valve_flow(double cv, double dp, double p_crack, double p
 // d->frc_force of the cylinder elements (F = F_hyd + F_visc + F_damp - F_mu).
 // With hw != NULL also the derivatives (not with respect to U: the spools are stepped apart,
 // see hy_hyd_spool_reference). Never allocates.
+// With d->cyl_input set (co-simulation, hydyn/sim.h) the cylinders' forces come from its
+// polynomials at d->time instead (forces; or pressures with Eqs. 33-34 at the data's s and
+// s_dot, seal friction without states included): d->pd and d->wd are 0, the flows 0, the volumes
+// and moduli left as they were, and every derivative 0 but, with pressures, the cylinders'
+// dF/ds and dF/ds_dot.
 void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw);
 
 // Only the cylinders' chamber lengths and forces (d->cyl_len_*, d->cyl_F_*, d->frc_force) at the
 // current pressures, friction states and cylinder geometry: what an accepted state needs
 // recorded once its pressures and rates are known. Flows, volumes, moduli and d->pd are left as
-// they are (d->wd takes the friction laws' rates).
+// they are (d->wd takes the friction laws' rates). With d->cyl_input set, the forces of its
+// polynomials, as hy_hyd_evaluate.
 void hy_hyd_cylinder_forces(const hy_model* m, hy_data* d);
 
 // The spools follow their reference with a first-order lag, seed 000 Eq. 27:

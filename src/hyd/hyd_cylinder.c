@@ -4,12 +4,13 @@
 // The laws themselves are in hyd_impl.h, inline for the evaluation's single-cylinder case.
 #include "hyd/hyd_impl.h"
 
-double hy_hyd_cylinder_friction(const hy_model* m, hy_data* d, hy_hyd_work* hw, int c) {
+double hy_hyd_cylinder_friction(const hy_model* m, hy_data* d, hy_hyd_work* hw, int c, double pa,
+                                double pb) {
   const hy_friction_def* fr = &m->cyl_fric[c];
   const int va = m->cyl_vol_a[c], vb = m->cyl_vol_b[c];
   const double Aa = m->cyl_area_a[c], Ab = m->cyl_area_b[c];
   // the seals' normal load grows with both chamber pressures (the pressure term of F_c)
-  const double Fc = hy_friction_coulomb(fr, d->p[va] * Aa + d->p[vb] * Ab);
+  const double Fc = hy_friction_coulomb(fr, pa * Aa + pb * Ab);
   const int w0 = m->cyl_fric_w[c], ns = hy_friction_nstates(fr->law);
   hy_friction_out o;
   hy_friction_eval(fr, d->frc_rate[m->cyl_frc[c]], w0 >= 0 ? d->w + w0 : NULL, Fc, &o);
@@ -37,6 +38,10 @@ void hy_hyd_cylinder(const hy_model* m, hy_data* d, hy_hyd_work* hw, int c) {
 }
 
 void hy_hyd_cylinder_forces(const hy_model* m, hy_data* d) {
+  if (d->cyl_input) {
+    hy_hyd_input_forces(m, d, NULL);
+    return;
+  }
   for (int c = 0; c < m->sizes.ncyl; c++) hy_hyd_cylinder_force(m, d, NULL, c);
 }
 

@@ -27,10 +27,17 @@ static HY_ALWAYS_INLINE double hy_hyd_oil_modulus(const hy_model* m, int v, doub
   return m->circ_B_oil[c];
 }
 
-// Seal friction of cylinder c (a law other than none): F_mu into d->cyl_F_fric, the rates of its
-// states into d->wd, and with hw != NULL its derivatives: subtracted from dF_dsd and dF_dp (the
-// force is F_hyd + ... - F_mu), and its entries of dF_dw, dwd_dw, dwd_dp and dwd_dsd. Returns F_mu.
-double hy_hyd_cylinder_friction(const hy_model* m, hy_data* d, hy_hyd_work* hw, int c);
+// Seal friction of cylinder c (a law other than none) at the chamber pressures pa, pb: F_mu into
+// d->cyl_F_fric, the rates of its states into d->wd, and with hw != NULL its derivatives:
+// subtracted from dF_dsd and dF_dp (the force is F_hyd + ... - F_mu), and its entries of dF_dw,
+// dwd_dw, dwd_dp and dwd_dsd. Returns F_mu.
+double hy_hyd_cylinder_friction(const hy_model* m, hy_data* d, hy_hyd_work* hw, int c, double pa,
+                                double pb);
+
+// Cylinders driven by another subsystem (d->cyl_input != NULL, co-simulation): what
+// hy_hyd_evaluate and hy_hyd_cylinder_forces do instead of the network (hyd_input.c).
+void hy_hyd_input_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw);
+void hy_hyd_input_forces(const hy_model* m, hy_data* d, hy_hyd_work* hw);
 
 // Cylinder c: its chamber lengths into d->cyl_len_a/b from s = d->frc_len, its chambers' V added
 // to d->vol_V and V/B_cyl to the compliance sums W in d->vol_Be (the caller starts them from the
@@ -77,21 +84,30 @@ static HY_ALWAYS_INLINE double hy_hyd_orifice_laminar(double coeff, double dp, d
 // Inline so that the evaluation can take the usual single cylinder without a call; hyd_cylinder.c
 // wraps them for the loops over several.
 
-// Chamber lengths and force of cylinder c: what the evaluation needs besides the flows, and all
-// that the end of a step needs.
-static HY_ALWAYS_INLINE void hy_hyd_cylinder_force(const hy_model* m, hy_data* d, hy_hyd_work* hw,
-                                                   int c) {
-  const int f = m->cyl_frc[c], va = m->cyl_vol_a[c], vb = m->cyl_vol_b[c];
-  const double Aa = m->cyl_area_a[c], Ab = m->cyl_area_b[c];
-  const double sd = d->frc_rate[f];
+// Chamber lengths of cylinder c (force element f) into d->cyl_len_a/b from its actuator length
+// s = d->frc_len[f]; returns len_a (len_b = stroke - len_a).
+static HY_ALWAYS_INLINE double hy_hyd_chamber_lengths(const hy_model* m, hy_data* d, int c, int f) {
   // seed 003 Eq. 73 (the seeds README correction of seed 000 Eq. 43): the piston-side chamber
   // grows with the actuator length, len_a = |s| - dead length, len_b = stroke - len_a
   const double len_a = d->frc_len[f] - m->cyl_dead[c];
-  const double len_b = m->cyl_stroke[c] - len_a;
   d->cyl_len_a[c] = len_a;
-  d->cyl_len_b[c] = len_b;
+  d->cyl_len_b[c] = m->cyl_stroke[c] - len_a;
+  return len_a;
+}
+
+// Chamber lengths and force of cylinder c at the chamber pressures pa, pb: what the evaluation
+// needs besides the flows, and all that the end of a step needs. The network passes its own
+// pressures; co-simulation's pressure inputs pass theirs (hyd_input.c).
+static HY_ALWAYS_INLINE void hy_hyd_cylinder_force_at(const hy_model* m, hy_data* d,
+                                                      hy_hyd_work* hw, int c, double pa,
+                                                      double pb) {
+  const int f = m->cyl_frc[c], va = m->cyl_vol_a[c], vb = m->cyl_vol_b[c];
+  const double Aa = m->cyl_area_a[c], Ab = m->cyl_area_b[c];
+  const double sd = d->frc_rate[f];
+  const double len_a = hy_hyd_chamber_lengths(m, d, c, f);
+  const double len_b = m->cyl_stroke[c] - len_a;
   // seed 000 Eq. 29 / seed 003 Eq. 7: F = p_a A_a - p_b A_b - F_mu (F_mu below)
-  const double F_hyd = d->p[va] * Aa - d->p[vb] * Ab;
+  const double F_hyd = pa * Aa - pb * Ab;
   // seed 001 Eq. 33: viscous term -c s_dot
   const double F_visc = -m->cyl_visc[c] * sd;
   // seed 001 Eq. 34 with the repelling sign: the printed F_d, subtracted in Eq. 33, would push
@@ -122,9 +138,17 @@ static HY_ALWAYS_INLINE void hy_hyd_cylinder_force(const hy_model* m, hy_data* d
   }
   // seed 002 Eq. 20: the seal friction, against s_dot
   double F_fric = 0;
-  if (m->cyl_fric[c].law != HY_FRICTION_NONE) F_fric = hy_hyd_cylinder_friction(m, d, hw, c);
+  if (m->cyl_fric[c].law != HY_FRICTION_NONE) {
+    F_fric = hy_hyd_cylinder_friction(m, d, hw, c, pa, pb);
+  }
   d->cyl_F_fric[c] = F_fric;
   d->frc_force[f] = F_hyd + F_visc + F_damp - F_fric;
+}
+
+// The same at the network's pressures.
+static HY_ALWAYS_INLINE void hy_hyd_cylinder_force(const hy_model* m, hy_data* d, hy_hyd_work* hw,
+                                                   int c) {
+  hy_hyd_cylinder_force_at(m, d, hw, c, d->p[m->cyl_vol_a[c]], d->p[m->cyl_vol_b[c]]);
 }
 
 // hy_hyd_cylinder, inline.

@@ -221,6 +221,10 @@ static void evaluate_values(const hy_model* m, hy_data* d) {
 }
 
 void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw) {
+  if (d->cyl_input) {
+    hy_hyd_input_evaluate(m, d, hw);  // co-simulation: another subsystem drives the cylinders
+    return;
+  }
   if (hw) {
     evaluate_with_derivatives(m, d, hw);
   } else {

@@ -127,6 +127,11 @@ void hy_mech_point_jacobian(const hy_model* m, const hy_data* d, int body, const
 // Needs hy_mech_kinematics_pos.
 void hy_mech_add_point_along(const hy_model* m, const hy_data* d, int body, const double x[3],
                              const double c[3], double sign, double* row);
+// Acceleration of marker k at zdd = 0 (inertial frame): x_ddot0 = s_ddot0 + w_dot0 x x + w x x_dot
+// of its body (Eq. 3 with zdd = 0), so that its acceleration is x_ddot0 + dx/dz zdd (dx/dz:
+// hy_mech_add_point_along). Needs both kinematics stages.
+void hy_mech_marker_acceleration0(const hy_model* m, const hy_data* d, const hy_mech_work* w,
+                                  int k, double dd[3]);
 // Phi, Phi_z and Phi_z_dot zd of every cut joint into d->phi, d->phi_z, d->phi_bias, and
 // d->violation = max |Phi_i| (seed 000 Sect. 2.2; planar models give in-plane equations only).
 // Needs hy_mech_kinematics (which also fills the zdd = 0 accelerations the bias uses).

@@ -47,6 +47,18 @@ static void body_omega(const hy_data* d, const hy_mech_work* w, int body, const 
   *al = w->body_Zd0 + 6 * body + 3;
 }
 
+// x_ddot0 = s_ddot0 + w_dot0 x x + w x x_dot of a point x on body b (>= 0) moving at v.
+static inline void point_acceleration0(const hy_data* d, const hy_mech_work* w, int b,
+                                       const double x[3], const double v[3], double dd[3]) {
+  const double* Zd0 = w->body_Zd0 + 6 * b;
+  const double* om = d->body_Z + 6 * b + 3;
+  double t[3];
+  hy_v3_cross(dd, Zd0 + 3, x);
+  hy_v3_add(dd, dd, Zd0);
+  hy_v3_cross(t, om, v);
+  hy_v3_add(dd, dd, t);
+}
+
 // Marker k as a point: x, x_dot (d->mrk_vel) and x_ddot0 = s_ddot0 + w_dot0 x x + w x x_dot.
 static void marker_point(const hy_model* m, const hy_data* d, const hy_mech_work* w, int k,
                          int want, kin3* out) {
@@ -59,13 +71,17 @@ static void marker_point(const hy_model* m, const hy_data* d, const hy_mech_work
     hy_v3_set(out->dd, 0, 0, 0);
     return;
   }
-  const double* Zd0 = w->body_Zd0 + 6 * b;
-  const double* om = d->body_Z + 6 * b + 3;
-  double t[3];
-  hy_v3_cross(out->dd, Zd0 + 3, out->p);
-  hy_v3_add(out->dd, out->dd, Zd0);
-  hy_v3_cross(t, om, out->v);
-  hy_v3_add(out->dd, out->dd, t);
+  point_acceleration0(d, w, b, out->p, out->v, out->dd);
+}
+
+void hy_mech_marker_acceleration0(const hy_model* m, const hy_data* d, const hy_mech_work* w, int k,
+                                  double dd[3]) {
+  const int b = m->mrk_body[k];
+  if (b < 0) {
+    hy_v3_set(dd, 0, 0, 0);
+    return;
+  }
+  point_acceleration0(d, w, b, d->mrk_pos + 3 * k, d->mrk_vel + 3 * k, dd);
 }
 
 // A unit vector fixed on `body`, given in the body frame: v = A vb, v_dot = w x v,
