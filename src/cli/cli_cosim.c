@@ -1015,6 +1015,8 @@ static int single_run(const cosim_args* a, const hy_model* m, double t_end, cons
       return HY_CLI_USAGE;
     }
   }
+  // the figures' folder first, so that the records may go into it
+  if (a->plot && make_dir(a->plot) != 0) return HY_CLI_FAIL;
   hy_writer* w = NULL;
   if (out) {
     const int rc = open_records(m, &c, out, &w);
@@ -1070,8 +1072,7 @@ static int single_run(const cosim_args* a, const hy_model* m, double t_end, cons
     text t = {.used = 0};
     config_text(&t, &c, r.mbs);
     snprintf(title, sizeof title, "%.60s, H = %g s: %.300s", m->name, c.H, t.buf);
-    const int prc =
-        make_dir(a->plot) != 0 ? HY_CLI_FAIL : plot_run(&tr, ref, m, a->plot, title, a->quiet);
+    const int prc = plot_run(&tr, ref, m, a->plot, title, a->quiet);
     if (prc != HY_CLI_OK && rc == HY_CLI_OK) rc = prc;
   }
   free(tr.v);
