@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cosim/cosim.h"
+#include "cosim_check.h"
 #include "fixture.h"
 #include "hydyn/hydyn.h"
 
@@ -193,22 +194,12 @@ END_TEST
 
 //----- state -------------------------------------------------------------------------------------
 
-// The inputs of macro step k: geometry that moves.
-static void set_step_inputs(hy_cosim_sub* s, int k, double H, double s0) {
+// The inputs of macro step k: geometry that moves (ctx: the initial length s0).
+static void set_step_inputs(hy_cosim_sub* s, int k, double H, const void* ctx) {
+  const double s0 = *(const double*)ctx;
   const hy_cosim_poly u[2] = {{{s0 + 1e-3 * sin(0.9 * k), 0.01 * cos(0.3 * k), -2.0}},
                               {{0.01 * sin(0.4 * k), 0.3, 0.1}}};
   s->ops->set_inputs(s, k * H, u);
-}
-
-// Five macro steps from macro step k0, the first with the inputs already set (a state saved
-// between set_inputs and step_to holds them); the outputs of each into out.
-static void five_steps(hy_cosim_sub* s, int k0, double H, double s0, double* out) {
-  for (int k = k0; k < k0 + 5; k++) {
-    if (k > k0) set_step_inputs(s, k, H, s0);
-    const hy_status st = s->ops->step_to(s, (k + 1) * H);
-    ck_assert_msg(st == HY_OK, "%s", s->err.msg);
-    s->ops->outputs(s, out + (k - k0) * s->nout);
-  }
 }
 
 START_TEST(hydraulics_restore_is_bit_exact_and_stepping_allocates_nothing) {
@@ -222,35 +213,14 @@ START_TEST(hydraulics_restore_is_bit_exact_and_stepping_allocates_nothing) {
       hy_cosim_sub* twin = make_hyd(m, coupling, integs[k], 1e-4);
       // the valve opens from 0.2 s: start there, so that the flows are all in play
       const double s0 = hy_cosim_hyd_data(s)->frc_len[m->cyl_frc[0]];
-      double out1[10], out2[10], out3[10];
+      double out[10];
       for (int j = 0; j < 50; j++) {
-        set_step_inputs(s, 5 * j, H, s0);
-        five_steps(s, 5 * j, H, s0, out1);
+        set_step_inputs(s, 5 * j, H, &s0);
+        cosim_five_steps(s, 5 * j, H, &s0, set_step_inputs, out);
       }
-      set_step_inputs(s, 250, H, s0);
-      const int n = s->ops->state_size(s);
-      double* saved = malloc(sizeof(double) * (size_t)n);
-      double* end1 = malloc(sizeof(double) * (size_t)n);
-      double* end2 = malloc(sizeof(double) * (size_t)n);
-      s->ops->save(s, saved);
-      five_steps(s, 250, H, s0, out1);
-      s->ops->save(s, end1);
-      ck_assert_int_eq(s->ops->restore(s, saved), HY_OK);
-      hy_test_count_allocs_begin();
-      five_steps(s, 250, H, s0, out2);
-      const long allocs = hy_test_count_allocs_end();
-      ck_assert_msg(allocs == 0, "%ld heap calls in 5 macro steps", allocs);
-      s->ops->save(s, end2);
-      hy_test_same_bits(out1, out2, 5 * s->nout, "outputs after restore");
-      hy_test_same_bits(end1, end2, n, "state after restore");
-      ck_assert_int_eq(twin->ops->restore(twin, saved), HY_OK);
-      five_steps(twin, 250, H, s0, out3);
-      twin->ops->save(twin, end2);
-      hy_test_same_bits(out1, out3, 5 * s->nout, "outputs in the twin");
-      hy_test_same_bits(end1, end2, n, "state in the twin");
-      free(saved);
-      free(end1);
-      free(end2);
+      // saved between set_inputs and step_to: the state holds the inputs
+      set_step_inputs(s, 250, H, &s0);
+      cosim_check_save_restore(s, twin, 250, H, &s0, set_step_inputs);
       twin->ops->destroy(twin);
       s->ops->destroy(s);
     }

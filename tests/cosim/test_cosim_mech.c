@@ -13,6 +13,7 @@
 
 #include "core/core.h"
 #include "cosim/cosim.h"
+#include "cosim_check.h"
 #include "fixture.h"
 #include "hydyn/hydyn.h"
 
@@ -204,8 +205,9 @@ END_TEST
 
 //----- state -------------------------------------------------------------------------------------
 
-// The inputs of macro step k: loads that vary from step to step.
-static void set_step_inputs(hy_cosim_sub* s, int k, double H, const double* base) {
+// The inputs of macro step k: loads that vary from step to step (ctx: their base values).
+static void set_step_inputs(hy_cosim_sub* s, int k, double H, const void* ctx) {
+  const double* base = ctx;
   hy_cosim_poly u[8];
   for (int i = 0; i < s->nin; i++) {
     u[i] = (hy_cosim_poly){{base[i] * (1.0 + 0.05 * sin(0.7 * k + i)), base[i] * 0.5 * cos(0.3 * k),
@@ -214,24 +216,15 @@ static void set_step_inputs(hy_cosim_sub* s, int k, double H, const double* base
   s->ops->set_inputs(s, k * H, u);
 }
 
-// Five macro steps from macro step k0, the first with the inputs already set (a state saved
-// between set_inputs and step_to holds them); the outputs of each into out (nout per step).
-static void five_steps(hy_cosim_sub* s, int k0, double H, const double* base, double* out) {
-  for (int k = k0; k < k0 + 5; k++) {
-    if (k > k0) set_step_inputs(s, k, H, base);
-    const hy_status st = s->ops->step_to(s, (k + 1) * H);
-    ck_assert_msg(st == HY_OK, "step_to %.9g s: %s", (k + 1) * H, s->err.msg);
-    s->ops->outputs(s, out + (k - k0) * s->nout);
-  }
-}
-
 START_TEST(mechanics_restore_is_bit_exact_and_stepping_allocates_nothing) {
   const struct {
     const char* model;
     hy_formulation form;
   } cases[] = {{"crane", HY_FORM_AUTO},
                {"four-bar-a", HY_FORM_PENALTY},
-               {"four-bar-a", HY_FORM_DOUBLE_STEP}};
+               {"four-bar-a", HY_FORM_DOUBLE_STEP},
+               {"four-bar-a", HY_FORM_ALI3P},
+               {"crane", HY_FORM_ALI1}};
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     hy_model* m = hy_test_load(cases[k].model);
     for (int c = 0; c < 2; c++) {
@@ -247,34 +240,12 @@ START_TEST(mechanics_restore_is_bit_exact_and_stepping_allocates_nothing) {
         base[0] = d0->p[m->cyl_vol_a[0]];
         base[1] = d0->p[m->cyl_vol_b[0]];
       }
-      double out1[5 * 3], out2[5 * 3], out3[5 * 3];
+      double out[5 * 3];
       set_step_inputs(s, 0, H, base);
-      five_steps(s, 0, H, base, out1);  // away from the initial state
+      cosim_five_steps(s, 0, H, base, set_step_inputs, out);  // away from the initial state
+      // saved between set_inputs and step_to: the state holds the inputs
       set_step_inputs(s, 5, H, base);
-      const int n = s->ops->state_size(s);
-      double* saved = malloc(sizeof(double) * (size_t)n);
-      double* end1 = malloc(sizeof(double) * (size_t)n);
-      double* end2 = malloc(sizeof(double) * (size_t)n);
-      s->ops->save(s, saved);
-      five_steps(s, 5, H, base, out1);
-      s->ops->save(s, end1);
-      ck_assert_int_eq(s->ops->restore(s, saved), HY_OK);
-      hy_test_count_allocs_begin();
-      five_steps(s, 5, H, base, out2);
-      const long allocs = hy_test_count_allocs_end();
-      ck_assert_msg(allocs == 0, "%ld heap calls in 5 macro steps", allocs);
-      s->ops->save(s, end2);
-      hy_test_same_bits(out1, out2, 5 * s->nout, "outputs after restore");
-      hy_test_same_bits(end1, end2, n, "state after restore");
-      // into another subsystem of the same model
-      ck_assert_int_eq(twin->ops->restore(twin, saved), HY_OK);
-      five_steps(twin, 5, H, base, out3);
-      twin->ops->save(twin, end2);
-      hy_test_same_bits(out1, out3, 5 * s->nout, "outputs in the twin");
-      hy_test_same_bits(end1, end2, n, "state in the twin");
-      free(saved);
-      free(end1);
-      free(end2);
+      cosim_check_save_restore(s, twin, 5, H, base, set_step_inputs);
       twin->ops->destroy(twin);
       s->ops->destroy(s);
     }
