@@ -47,3 +47,15 @@ void cosim_check_save_restore(hy_cosim_sub* s, hy_cosim_sub* twin, int k0, doubl
   free(end1);
   free(end2);
 }
+
+double cosim_eq33(const hy_model* m, int c, double s, double sd, double pa, double pb) {
+  const double len_a = s - m->cyl_dead[c], len_b = m->cyl_stroke[c] - len_a;
+  const double ld = m->cyl_ld[c], kd = m->cyl_kd[c], cd = m->cyl_cd[c];
+  double damp = 0;
+  if (len_a < ld) {
+    damp = kd * (ld - len_a) - cd * sd;
+  } else if (len_b < ld) {
+    damp = -kd * (ld - len_b) - cd * sd;
+  }
+  return pa * m->cyl_area_a[c] - pb * m->cyl_area_b[c] - m->cyl_visc[c] * sd + damp;
+}

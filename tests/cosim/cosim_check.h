@@ -18,4 +18,9 @@ void cosim_five_steps(hy_cosim_sub* s, int k0, double H, const void* ctx, cosim_
 void cosim_check_save_restore(hy_cosim_sub* s, hy_cosim_sub* twin, int k0, double H,
                               const void* ctx, cosim_inputs_fn inputs);
 
+// seed 001 Eq. 33 with Eq. 34 in hydyn's repelling sign (docs/hydraulics.md), written out
+// independently of src/hyd: the damper pushes out of the piston-side end and in from the
+// rod-side end, its damping against s_dot. Cylinder c of m at length s, rate sd, pressures pa, pb.
+double cosim_eq33(const hy_model* m, int c, double s, double sd, double pa, double pb);
+
 #endif  // HYDYN_TESTS_COSIM_COSIM_CHECK_H_

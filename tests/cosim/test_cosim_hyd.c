@@ -131,17 +131,6 @@ END_TEST
 
 //----- outputs and forces ----------------------------------------------------------------------
 
-// seed 001 Eq. 33 with Eq. 34 in hydyn's repelling sign (docs/hydraulics.md).
-static double eq33(const hy_model* m, int c, double s, double sd, double pa, double pb) {
-  const double len_a = s - m->cyl_dead[c], len_b = m->cyl_stroke[c] - len_a;
-  const double ld = m->cyl_ld[c], kd = m->cyl_kd[c], cd = m->cyl_cd[c];
-  double damp = 0;
-  if (len_a < ld)
-    damp = kd * (ld - len_a) - cd * sd;
-  else if (len_b < ld)
-    damp = -kd * (ld - len_b) - cd * sd;
-  return pa * m->cyl_area_a[c] - pb * m->cyl_area_b[c] - m->cyl_visc[c] * sd + damp;
-}
 
 START_TEST(forces_are_eq33_and_leave_the_state_alone) {
   hy_model* m = hy_test_load("crane");
@@ -166,7 +155,7 @@ START_TEST(forces_are_eq33_and_leave_the_state_alone) {
   s->ops->outputs(s, &y);
   const double t = s->ops->time(s), tau = t - 399 * H;
   const double s_in = s0 + 0.02 * (399 * H - 0.2) + 0.02 * tau, sd_in = 0.02;
-  const double F_out = eq33(m, 0, s_in, sd_in, d->p[va], d->p[vb]);
+  const double F_out = cosim_eq33(m, 0, s_in, sd_in, d->p[va], d->p[vb]);
   ck_assert_msg(fabs(y - F_out) <= 1e-9 * fabs(F_out), "output %.12g, Eq. 33 %.12g", y, F_out);
   // hy_cosim_hyd_forces at another geometry (the rod-side damper engaged)
   const int n = s->ops->state_size(s);
@@ -178,7 +167,7 @@ START_TEST(forces_are_eq33_and_leave_the_state_alone) {
   hy_test_count_allocs_begin();
   hy_cosim_hyd_forces(s, &len, &rate, &F);
   ck_assert_int_eq(hy_test_count_allocs_end(), 0);
-  const double expect = eq33(m, 0, len, rate, d->p[va], d->p[vb]);
+  const double expect = cosim_eq33(m, 0, len, rate, d->p[va], d->p[vb]);
   ck_assert_msg(fabs(F - expect) <= 1e-9 * fabs(expect), "forces %.12g, Eq. 33 %.12g", F, expect);
   s->ops->save(s, after);
   hy_test_same_bits(before, after, n, "state around hy_cosim_hyd_forces");

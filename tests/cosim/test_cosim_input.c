@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cosim_check.h"
 #include "fixture.h"
 #include "hyd/hyd.h"
 #include "hydyn/hydyn.h"
@@ -55,18 +56,6 @@ START_TEST(force_input_is_the_polynomial_and_the_network_stands_still) {
 }
 END_TEST
 
-// seed 001 Eq. 33 with Eq. 34 in hydyn's repelling sign (docs/hydraulics.md): the damper pushes
-// out of the piston-side end and in from the rod-side end, its damping against s_dot.
-static double eq33(const hy_model* m, int c, double s, double sd, double pa, double pb) {
-  const double len_a = s - m->cyl_dead[c], len_b = m->cyl_stroke[c] - len_a;
-  const double ld = m->cyl_ld[c], kd = m->cyl_kd[c], cd = m->cyl_cd[c];
-  double damp = 0;
-  if (len_a < ld)
-    damp = kd * (ld - len_a) - cd * sd;
-  else if (len_b < ld)
-    damp = -kd * (ld - len_b) - cd * sd;
-  return pa * m->cyl_area_a[c] - pb * m->cyl_area_b[c] - m->cyl_visc[c] * sd + damp;
-}
 
 START_TEST(pressure_input_gives_eq33_at_the_datas_own_geometry) {
   hy_model* m = hy_test_load("crane");
@@ -87,7 +76,7 @@ START_TEST(pressure_input_gives_eq33_at_the_datas_own_geometry) {
     ck_assert_int_eq(hy_forward(m, d), HY_OK);
     const double s = d->frc_len[f], sd = d->frc_rate[f];
     const double pa = poly(coef, 0.3), pb = poly(coef + 3, 0.3);
-    const double F = eq33(m, 0, s, sd, pa, pb);
+    const double F = cosim_eq33(m, 0, s, sd, pa, pb);
     const double len_b = m->cyl_stroke[0] - (s - m->cyl_dead[0]);
     ck_assert_int_eq(len_b < m->cyl_ld[0], pose == 1);
     ck_assert_msg(fabs(d->frc_force[f] - F) <= 1e-9 * fabs(F), "pose %d: F = %.17g, Eq. 33 %.17g",
