@@ -115,6 +115,12 @@ extern const hy_form_ops hy_form_penalty_ops;
 extern const hy_form_ops hy_form_doublestep_ops;
 extern const hy_form_ops hy_form_ali1_ops;
 extern const hy_form_ops hy_form_ali3p_ops;
+// ALI3-P's Newton unknowns [q; p; w] (tests), and its analytic tangent at the predictor of a step
+// of size h from the current state (A) beside central differences of its residual (F), n x n
+// row-major, rows scaled as the residual; the state is left as it was. The analytic tangent
+// leaves out the second derivatives of the geometry (of |s| and of Phi), which F has.
+int hy_form_global_unknowns(const hy_form* f);
+void hy_form_global_tangents(hy_form* f, double h, double* A, double* F);
 
 // What a formulation works with. Bound once by the data; m and d are set by every entry point
 // (hy_step and friends receive the model).

@@ -37,7 +37,8 @@ typedef struct join {
 } join;
 
 typedef struct global {
-  int nb, nq, ng, nv, n;  // bodies, coordinates, equations, pressures, Newton unknowns
+  int nb, nq, ng, nv, n;  // bodies, coordinates, equations, first-order states y = [p; w]
+                          // (pressures, then the seals' friction states), Newton unknowns
   // constants, set by start from the model and the reference configuration
   join* joins;          // tree joints (body order), then cut joints          (nb + ncut)
   double* mass;         // the constant mass matrix's diagonal                   (nq)
@@ -74,7 +75,8 @@ static int is_ali3p(const hy_form* f) { return f->ops->kind == HY_FORM_ALI3P; }
 
 static size_t layout(global* g, const hy_model* m, unsigned char* base) {
   const size_t nb = (size_t)m->sizes.nbody, nq = GLOBAL_NQ_BODY * nb;
-  const size_t nj = nb + (size_t)m->sizes.ncut, ng = 2 * nj, nv = (size_t)m->sizes.nvol;
+  const size_t nj = nb + (size_t)m->sizes.ncut, ng = 2 * nj;
+  const size_t nv = (size_t)m->sizes.nvol + (size_t)m->sizes.nfric;
   const size_t n = nq + nv, nz = (size_t)m->sizes.nz;
   size_t at = hy_arena_need(sizeof(global));
 #define TAKE(field, bytes) HY_LAYOUT_TAKE(base, at, g->field, bytes)
@@ -728,7 +730,7 @@ static void ali3p_tangent(hy_form* f, double h) {
   const hy_model* m = f->m;
   global* g = self_of(f);
   const hy_hyd_work* hw = f->hyd;
-  const int nq = g->nq, n = g->n, nv = g->nv, nc = m->sizes.ncyl;
+  const int nq = g->nq, n = g->n, nc = m->sizes.ncyl;
   const double wp = 0.25 * h * h, wv = 0.5 * h;
   double* W = g->W;
   memset(W, 0, sizeof(double) * (size_t)nq * (size_t)nq);
@@ -752,21 +754,34 @@ static void ali3p_tangent(hy_form* f, double h) {
       for (int j = 0; j < nq; j++) T[(size_t)i * n + j] += ca * row[i] * row[j];
     }
   }
+  // the first-order rows: pressures (their rates do not depend on the friction states), then
+  // the friction states (whose rates do not depend on the lengths); the force's columns
+  const int np = m->sizes.nvol, nw = m->sizes.nfric;
   for (int c = 0; c < nc; c++) {
     const double* J = g->Jf + (size_t)m->cyl_frc[c] * nq;
     for (int i = 0; i < nq; i++) {
       if (J[i] == 0) continue;
-      for (int v = 0; v < nv; v++) T[(size_t)i * n + nq + v] -= wp * J[i] * hw->dF_dp[c * nv + v];
+      double* row = T + (size_t)i * n + nq;
+      for (int v = 0; v < np; v++) row[v] -= wp * J[i] * hw->dF_dp[c * np + v];
+      for (int k = 0; k < nw; k++) row[np + k] -= wp * J[i] * hw->dF_dw[c * nw + k];
     }
-    for (int v = 0; v < nv; v++) {
+    for (int v = 0; v < np; v++) {
       const double k = wv * hw->dpd_ds[v * nc + c] + hw->dpd_dsd[v * nc + c];
       for (int j = 0; j < nq; j++) T[(size_t)(nq + v) * n + j] -= k * J[j];
     }
-  }
-  for (int v = 0; v < nv; v++) {
-    for (int u = 0; u < nv; u++) {
-      T[(size_t)(nq + v) * n + nq + u] = (u == v ? 1.0 : 0.0) - wv * hw->dpd_dp[v * nv + u];
+    for (int k = 0; k < nw; k++) {
+      const double kk = hw->dwd_dsd[k * nc + c];  // w_dot depends on s_dot only: h/2 (2/h) = 1
+      for (int j = 0; j < nq; j++) T[(size_t)(nq + np + k) * n + j] -= kk * J[j];
     }
+  }
+  for (int v = 0; v < np; v++) {
+    double* row = T + (size_t)(nq + v) * n + nq;
+    for (int u = 0; u < np; u++) row[u] = (u == v ? 1.0 : 0.0) - wv * hw->dpd_dp[v * np + u];
+  }
+  for (int k = 0; k < nw; k++) {
+    double* row = T + (size_t)(nq + np + k) * n + nq;
+    for (int u = 0; u < np; u++) row[u] = -wv * hw->dwd_dp[k * np + u];
+    for (int l = 0; l < nw; l++) row[np + l] = (l == k ? 1.0 : 0.0) - wv * hw->dwd_dw[k * nw + l];
   }
 }
 
@@ -850,13 +865,13 @@ static hy_status ali3p_project(hy_form* f, double h) {
   return HY_OK;
 }
 
-// ALI3-P (seed 001 Eqs. 3-7): one trapezoidal step by Newton-Raphson on [q; p], the multipliers
-// updated after every iteration (lambda += alpha Phi), then the projections.
-static hy_status ali3p_step(hy_form* f, double h) {
+// The start of an ALI3-P step of size h: the start kept, the spools stepped, the predictors in
+// g->x.
+static void ali3p_begin(hy_form* f, double h) {
   const hy_model* m = f->m;
   hy_data* d = f->d;
   global* g = self_of(f);
-  const int nq = g->nq, nv = g->nv, n = g->n;
+  const int nq = g->nq, nv = g->nv;
   const double t_k = d->time;
   keep_start(f);
   // the spools: their lag in closed form (seed 000 Eq. 27 under the trapezoidal rule)
@@ -869,9 +884,44 @@ static hy_status ali3p_step(hy_form* f, double h) {
   // predictors
   for (int i = 0; i < nq; i++) g->x[i] = g->q_k[i] + h * g->qd_k[i] + 0.5 * h * h * g->qdd_k[i];
   for (int v = 0; v < nv; v++) g->x[nq + v] = g->p_k[v] + h * g->pd_k[v];
+}
+
+int hy_form_global_unknowns(const hy_form* f) { return ((const global*)f->self)->n; }
+
+void hy_form_global_tangents(hy_form* f, double h, double* A, double* F) {
+  global* g = self_of(f);
+  const int n = g->n;
+  const double t_k = f->d->time;
+  ali3p_begin(f, h);
+  ali3p_residual(f, h, 1);
+  ali3p_tangent(f, h);
+  memcpy(A, g->T, sizeof(double) * (size_t)n * (size_t)n);
+  for (int j = 0; j < n; j++) {
+    // small enough for the velocities (2/h times it) to stay inside the friction laws' smoothing
+    const double xj = g->x[j], e = (j < g->nq ? 1e-9 : 1e-7) * fmax(1.0, fabs(xj));
+    g->x[j] = xj + e;
+    ali3p_residual(f, h, 0);
+    for (int i = 0; i < n; i++) F[i * n + j] = g->r[i];
+    g->x[j] = xj - e;
+    ali3p_residual(f, h, 0);
+    for (int i = 0; i < n; i++) F[i * n + j] = (F[i * n + j] - g->r[i]) / (2 * e);
+    g->x[j] = xj;
+  }
+  back_to_start(f, t_k);
+}
+
+// ALI3-P (seed 001 Eqs. 3-7): one trapezoidal step by Newton-Raphson on [q; p], the multipliers
+// updated after every iteration (lambda += alpha Phi), then the projections.
+static hy_status ali3p_step(hy_form* f, double h) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  global* g = self_of(f);
+  const int nq = g->nq, nv = g->nv, n = g->n;
+  const double t_k = d->time;
+  ali3p_begin(f, h);
   hy_status st = HY_NEWTON_NOCONV;
   int it = 0, factored = 0;
-  double worst_q = 0, worst_p = 0;
+  double worst_q = 0, worst_p = 0, worst_w = 0;
   for (it = 1; it <= m->opt.max_iter; it++) {
     const int fresh = !factored || !m->opt.reuse_tangent;
     ali3p_residual(f, h, fresh);
@@ -893,14 +943,15 @@ static hy_status ali3p_step(hy_form* f, double h) {
     }
     for (int i = 0; i < n; i++) g->v[i] = -g->r[i] * g->row_scale[i];
     hy_lu_solve(n, g->T, g->piv, g->v);
-    worst_q = worst_p = 0;
+    worst_q = worst_p = worst_w = 0;
     for (int i = 0; i < nq; i++) worst_q = fmax(worst_q, fabs(g->v[i]));
-    for (int v = 0; v < nv; v++) worst_p = fmax(worst_p, fabs(g->v[nq + v]));
+    for (int v = 0; v < m->sizes.nvol; v++) worst_p = fmax(worst_p, fabs(g->v[nq + v]));
+    for (int v = m->sizes.nvol; v < nv; v++) worst_w = fmax(worst_w, fabs(g->v[nq + v]));
     for (int i = 0; i < n; i++) g->x[i] += g->v[i];
     // Eq. 3's multipliers: lambda_{j+1} = lambda_j + alpha Phi(q_{j+1}) (at the next evaluation's
     // constraints, which the residual forms first: apply with the current Phi moved by dx)
     d->stats.niter++;
-    if (worst_q <= m->opt.tol_pos && worst_p <= m->opt.tol_p) {
+    if (worst_q <= m->opt.tol_pos && worst_p <= m->opt.tol_p && worst_w <= m->opt.tol_fric) {
       st = HY_OK;
       break;
     }

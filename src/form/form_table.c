@@ -15,8 +15,7 @@ static int is_explicit(hy_integrator k) {
 }
 
 // The global-coordinate formulations carry the integrator seed 001 pairs each with (ALI1:
-// semi-implicit Euler; ALI3-P: the trapezoidal rule) and run planar models without seal
-// friction states.
+// semi-implicit Euler; ALI3-P: the trapezoidal rule) and run planar models.
 static hy_status global_choice(const hy_model* m, const hy_form_ops* ops, hy_integrator* integ,
                                hy_error* err) {
   const hy_integrator own = ops->kind == HY_FORM_ALI1 ? HY_INTEG_SEMI_EULER : HY_INTEG_TRAPEZOIDAL;
@@ -32,11 +31,6 @@ static hy_status global_choice(const hy_model* m, const hy_form_ops* ops, hy_int
                    "formulation %s needs a planar model (global coordinates x, y, theta per "
                    "body): model '%s' is spatial; use penalty or double-step",
                    ops->name, m->name);
-  }
-  if (m->sizes.nfric > 0) {
-    return HY_FAIL(err, HY_ERR_MODEL,
-                   "formulation %s does not integrate seal friction states yet: model '%s' has "
-                   "%d; use penalty or double-step", ops->name, m->name, m->sizes.nfric);
   }
   *integ = own;
   return HY_OK;

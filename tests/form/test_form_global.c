@@ -10,6 +10,7 @@
 
 #include "fixture.h"
 #include "hydyn/hydyn.h"
+#include "sim/sim.h"
 
 // Largest |z_a - z_b| over the steps of a run of t_end at dt with each formulation.
 static double max_z_difference(const char* model, hy_formulation a, hy_formulation b, double dt,
@@ -52,6 +53,69 @@ END_TEST
 START_TEST(ali3p_matches_penalty_with_prismatic_and_translational_joints) {
   const double e = max_z_difference("quick-return", HY_FORM_ALI3P, HY_FORM_PENALTY, 1e-3, 10);
   ck_assert_double_le(e, 1e-6);  // measured 1.1e-7 (rad or m)
+}
+END_TEST
+
+// Seal friction with states (LuGre, the film law): the friction states are further unknowns of
+// ALI3-P's Newton iteration, as of penalty's.
+START_TEST(ali3p_matches_penalty_with_friction_states) {
+  const double lugre = max_z_difference("four-bar-b-lugre", HY_FORM_ALI3P, HY_FORM_PENALTY, 1e-3, 10);
+  ck_assert_double_le(lugre, 1e-6);
+  const double film =
+      max_z_difference("four-bar-b-lugre-film", HY_FORM_ALI3P, HY_FORM_PENALTY, 1e-3, 10);
+  ck_assert_double_le(film, 1e-6);
+}
+END_TEST
+
+// ALI3-P's analytic tangent against central differences of its residual, at states in motion:
+// the crane in its rod-side end damper, four-bar B with the film friction law (pressure, friction
+// and coordinate blocks). Entries must agree to 1e-4 of themselves, or to a fraction of the
+// largest entry of their block (rows and columns grouped into coordinates, pressures, friction
+// states): 1e-6 in the mechanical block (the second derivatives of the geometry the analytic
+// tangent leaves out are that small beside the mass and penalty terms), 1e-9 in the others.
+START_TEST(ali3p_tangent_matches_finite_differences) {
+  const struct {
+    const char* model;
+    long steps;
+  } cases[] = {{"crane", 5800}, {"four-bar-b-lugre-film", 2500}, {"four-bar-a", 3000}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+    hy_model* m = hy_test_load(cases[c].model);
+    m->opt.formulation = HY_FORM_ALI3P;
+    hy_data* d = hy_test_make(m);
+    hy_test_steps(m, d, cases[c].steps);
+    hy_form* f = hy_sim_form(m, d);
+    const int n = hy_form_global_unknowns(f), nq = n - m->sizes.nvol - m->sizes.nfric;
+    double* A = malloc(sizeof(double) * (size_t)n * (size_t)n);
+    double* F = malloc(sizeof(double) * (size_t)n * (size_t)n);
+    const double z0 = d->z[0];
+    hy_form_global_tangents(f, m->opt.dt, A, F);
+    ck_assert_double_eq(d->z[0], z0);  // the state is as it was
+    // blocks by unknown kind: coordinates, pressures, friction states
+    const int np = m->sizes.nvol;
+#define KIND(i) ((i) < nq ? 0 : (i) < nq + np ? 1 : 2)
+    double block[3][3] = {{0}};
+    for (int i = 0; i < n; i++) {
+      for (int j = 0; j < n; j++) {
+        block[KIND(i)][KIND(j)] = fmax(block[KIND(i)][KIND(j)], fabs(F[i * n + j]));
+      }
+    }
+    for (int i = 0; i < n; i++) {
+      for (int j = 0; j < n; j++) {
+        const double a = A[i * n + j], fd = F[i * n + j], top = block[KIND(i)][KIND(j)];
+        // the mechanical block leaves out the geometry's second derivatives; the blocks of the
+        // pressures and friction states are whole
+        const double floor = (KIND(i) == 0 && KIND(j) == 0 ? 1e-6 : 1e-9) * top;
+        ck_assert_msg(fabs(a - fd) <= 1e-4 * fabs(fd) + floor,
+                      "%s: tangent (%d, %d) of %d: analytic %.9g, differences %.9g (block %.3g)",
+                      cases[c].model, i, j, n, a, fd, top);
+      }
+    }
+#undef KIND
+    free(A);
+    free(F);
+    hy_data_free(d);
+    hy_model_free(m);
+  }
 }
 END_TEST
 
@@ -191,6 +255,8 @@ Suite* form_global_suite(void) {
   tcase_add_test(tc, ali3p_matches_penalty_on_the_crane);
   tcase_add_test(tc, ali3p_matches_penalty_on_four_bar_a);
   tcase_add_test(tc, ali3p_matches_penalty_with_prismatic_and_translational_joints);
+  tcase_add_test(tc, ali3p_matches_penalty_with_friction_states);
+  tcase_add_test(tc, ali3p_tangent_matches_finite_differences);
   tcase_add_test(tc, ali1_converges_to_penalty_first_order);
   tcase_add_test(tc, ali1_converges_on_four_bar_a);
   tcase_add_test(tc, energy_of_the_released_four_bar);
