@@ -28,6 +28,8 @@ int hy_cli_info(int argc, char** argv);
 int hy_cli_report(int argc, char** argv);
 // `hydyn cosim`: argv[0] is "cosim". Returns an exit status.
 int hy_cli_cosim(int argc, char** argv);
+// `hydyn linearize`: argv[0] is "linearize". Returns an exit status.
+int hy_cli_linearize(int argc, char** argv);
 // Lists the built-in models on fp, separated by `sep`.
 void hy_cli_list_builtins(FILE* fp, const char* sep);
 

@@ -441,7 +441,9 @@ static void write_script(FILE* gp, const hy_fig* f, const int* panel, const pane
       const int color = (c->color >= 0 ? c->color : pos - 1) % NPALETTE;
       // a single row is a point: a line through it would draw nothing
       fprintf(gp, "%s$P%d using 1:%d with %s lt %d%s title ", first ? "" : ", ", p + 1, pos + 1,
-              f->npoint > 1 ? (f->points ? "linespoints pt 7 ps 0.7" : "lines") : "points pt 7",
+              f->scatter || f->npoint == 1 ? "points pt 7"
+              : f->points                 ? "linespoints pt 7 ps 0.7"
+                                          : "lines",
               color + 1,
               c->dashed ? " dt (7,4)" : "");
       hy_gp_string(gp, label_of(c));

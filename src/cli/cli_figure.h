@@ -78,6 +78,7 @@ typedef struct hy_fig {
                              // residual energy of a co-simulation sweep against H); a value
                              // that is not finite is never drawn, on any axis
   int points;                // 1: a mark at every point (curves of a few points, one per run)
+  int scatter;               // 1: marks only, no lines (eigenvalues in the complex plane)
 } hy_fig;
 
 // Writes the data of f to data_path (NULL: none) and draws f into out_path (NULL: no figure),

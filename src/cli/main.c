@@ -26,6 +26,8 @@ static void usage(FILE* fp) {
       "  report MODEL -o DIR  run MODEL and write the standard figures and summary.md\n"
       "  cosim MODEL          co-simulate the mechanics and the hydraulics (Jacobi scheme);\n"
       "                       one run or a sweep over step sizes and configurations\n"
+      "  linearize MODEL      the linearized system about a state: Jacobian, eigenvalues,\n"
+      "                       modes (seed 003)\n"
       "  help                 show this help\n"
       "\n"
       "options:\n"
@@ -60,7 +62,8 @@ static int dispatch(int argc, char** argv) {
                   {"friction", hy_cli_friction}, {"channels", hy_cli_channels},
                   {"plot", hy_cli_plot},         {"compare", hy_cli_compare},
                   {"snapshot", hy_cli_snapshot}, {"info", hy_cli_info},
-                  {"report", hy_cli_report},     {"cosim", hy_cli_cosim}};
+                  {"report", hy_cli_report},     {"cosim", hy_cli_cosim},
+                  {"linearize", hy_cli_linearize}};
   for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
     if (strcmp(cmd, commands[k].name) == 0) return commands[k].fn(argc - 1, argv + 1);
   }

@@ -177,6 +177,14 @@ void hy_form_powers(hy_form* f);
 int hy_form_partition_hist_size(const hy_model* m);
 void hy_form_partition_hist_get(const hy_form* f, double* buf);
 void hy_form_partition_hist_set(hy_form* f, const double* buf);
+// Newton-Raphson on the selected constraint equations for the dependent coordinates, the
+// independent ones fixed, then at the closed positions R_z of Eq. 14 (f->part.Rz) and the
+// dependent velocities from the independent ones (Eq. 13): R_z and d->zd are written only when
+// it returns HY_OK (form_partition.c; also the linearization's loop closure, seed 003 Eqs.
+// 33-44).
+hy_status hy_form_close_loops(hy_form* f);
+// d|s|/dz of every cylinder into f->jac_s (needs the kinematics and the force geometry).
+void hy_form_cylinder_jacobians(hy_form* f);
 // Name of the joint behind coordinate z.
 const char* hy_form_coord_name(const hy_model* m, int z);
 

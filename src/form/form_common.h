@@ -26,8 +26,6 @@ void hy_form_evaluate_vel(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hy
 void hy_form_outputs(hy_form* f);
 // d|s|/dz of force element k into row (nz) (needs the kinematics and the force geometry).
 void hy_form_length_jacobian(const hy_model* m, const hy_data* d, int k, double* row);
-// d|s|/dz of every cylinder into f->jac_s.
-void hy_form_cylinder_jacobians(hy_form* f);
 // W = M' + w_vel C + w_pos K with the cylinders' damping and stiffness along d|s|/dz (needs
 // f->jac_s and the hydraulic derivatives), with the weights of f->step.
 void hy_form_cylinder_matrix(hy_form* f, double* W);
@@ -70,10 +68,6 @@ hy_status hy_form_factor_dependent(hy_form* f);
 // of the kinematics runs (the velocity arrays are stale afterwards). Ends evaluated and
 // factored at the solution. HY_NEWTON_NOCONV (> 0) or HY_WARN_SINGULAR when it fails.
 hy_status hy_form_close_positions(hy_form* f);
-// hy_form_close_positions, then at the closed positions R_z of Eq. 14 and the dependent
-// velocities from the independent ones (Eq. 13): R_z and d->zd are written only when it
-// returns HY_OK.
-hy_status hy_form_close_loops(hy_form* f);
 // Dependent velocities from the independent ones, Eq. 13 (needs the factored dependent block).
 void hy_form_close_velocities(hy_form* f);
 // R_z of Eq. 14 and S = R_z_dot zd_i of Eq. 15 at the current evaluation (needs the factored

@@ -1,0 +1,393 @@
+// `hydyn linearize MODEL`: the linearized equations of motion about a reference state
+// (003_f349169f78d6df41.txt): the Jacobian (the maximal reduction of Sect. 3, or the
+// counterpart of Sect. 4.5 by central differences), its eigenvalues with natural frequencies and
+// damping ratios, and the modes mapped back to every coordinate; printed, written as CSV, and
+// the eigenvalues drawn in the complex plane.
+#define _POSIX_C_SOURCE 200809L
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/cli_figure.h"
+#include "cli/cli_load.h"
+#include "hydyn/hydyn.h"
+#include "linear/linear.h"
+
+#define NAME(arr, i) ((arr) + (size_t)(i) * HY_NAME_MAX)
+// An eigenvalue within this fraction of the largest modulus is a zero eigenvalue.
+#define ZERO_REL 1e-7
+#define TWO_PI 6.283185307179586
+
+static void usage(FILE* fp) {
+  fputs(
+      "usage: hydyn linearize MODEL [options]\n"
+      "\n"
+      "Linearizes MODEL's equations of motion, mechanics and hydraulics together, about a\n"
+      "reference state (seed 003): prints the Jacobian J of the first-order system, its\n"
+      "eigenvalues with natural frequencies and damping ratios, and the modes, and writes\n"
+      "them as CSV.\n"
+      "\n"
+      "options:\n"
+      "  --equilibrium        linearize about the initial state hydyn derives at t = 0 (loops\n"
+      "                       closed, equilibrium forces and pressures): the default\n"
+      "  --at T               run MODEL to t = T s first and linearize about that state\n"
+      "  --method NAME        reduced (default): the maximal reduction, states [z_i, z_i_dot,\n"
+      "                       p, w, U] with z_i the independent coordinates; fd: the\n"
+      "                       counterpart, the index-1 ODE of all coordinates by central\n"
+      "                       differences (2m spurious zero eigenvalues)\n"
+      "  --step H             fd: the relative difference step (default 1e-5)\n"
+      "  --out PREFIX         write PREFIX-jacobian.csv, PREFIX-eigen.csv, PREFIX-modes.csv\n"
+      "                       (default: <model name>-linear)\n"
+      "  --no-out             write no files\n"
+      "  --plot FILE          draw the eigenvalues in the complex plane (.png, .svg, .pdf)\n"
+      "  --quiet              print the eigenvalues only, not J and the modes\n"
+      "  -h, --help           show this help\n"
+      "\n"
+      "Exit status: 0 success, 1 model or linearization error, 2 bad command line.\n",
+      fp);
+}
+
+typedef struct lin_args {
+  const char* model;
+  const char* out;
+  const char* plot;
+  double at, step;
+  int has_at, no_out, quiet;
+  hy_lin_method method;
+} lin_args;
+
+static int parse(int argc, char** argv, lin_args* a) {
+  for (int i = 1; i < argc; i++) {
+    const char* arg = argv[i];
+    if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+      usage(stdout);
+      return HY_CLI_OK;
+    }
+    if (arg[0] != '-' || arg[1] == '\0') {
+      if (a->model) {
+        return hy_cli_usage_error("linearize", "unexpected argument '%s' (MODEL is '%s')", arg,
+                                  a->model);
+      }
+      a->model = arg;
+      continue;
+    }
+    if (strcmp(arg, "--equilibrium") == 0) {
+      a->has_at = 0;
+      continue;
+    }
+    if (strcmp(arg, "--no-out") == 0) {
+      a->no_out = 1;
+      continue;
+    }
+    if (strcmp(arg, "--quiet") == 0) {
+      a->quiet = 1;
+      continue;
+    }
+    static const char* const valued[] = {"--at", "--method", "--step", "--out", "--plot"};
+    const char* val = NULL;
+    char msg[256];
+    const int opt = hy_cli_valued_option(argc, argv, &i, valued, 5, &val, msg, sizeof msg);
+    switch (opt) {
+      case -2: return hy_cli_usage_error("linearize", "%s", msg);
+      case 0:
+        if (hy_cli_parse_number(val, 1, &a->at)) {
+          return hy_cli_usage_error("linearize", "invalid --at '%s': expected a time >= 0 (s)",
+                                    val);
+        }
+        a->has_at = 1;
+        break;
+      case 1:
+        if (strcmp(val, "reduced") == 0) {
+          a->method = HY_LIN_REDUCED;
+        } else if (strcmp(val, "fd") == 0) {
+          a->method = HY_LIN_COUNTERPART;
+        } else {
+          return hy_cli_usage_error("linearize", "invalid --method '%s': expected reduced or fd",
+                                    val);
+        }
+        break;
+      case 2:
+        if (hy_cli_parse_number(val, 0, &a->step) || a->step >= 1) {
+          return hy_cli_usage_error("linearize", "invalid --step '%s': expected 0 < H < 1", val);
+        }
+        break;
+      case 3:
+        if (!val[0]) return hy_cli_usage_error("linearize", "--out needs a prefix");
+        a->out = val;
+        a->no_out = 0;
+        break;
+      case 4:
+        if (!val[0]) return hy_cli_usage_error("linearize", "--plot needs a file name");
+        a->plot = val;
+        break;
+      default: return hy_cli_usage_error("linearize", "unknown option '%s'", arg);
+    }
+  }
+  if (!a->model) return hy_cli_usage_error("linearize", "no model given");
+  return -1;
+}
+
+// What an eigenvalue is: a zero (|lambda| below ZERO_REL of the largest), a spool's lag
+// (-1/tau of a valve), or a mode.
+static void classify(const hy_model* m, double re, double im, double top, char* buf,
+                     size_t size) {
+  const double mod = hypot(re, im);
+  if (mod <= ZERO_REL * top) {
+    snprintf(buf, size, "zero");
+    return;
+  }
+  for (int v = 0; v < m->sizes.nvlv; v++) {
+    const double lag = -1.0 / m->vlv_tau[v];
+    if (im == 0 && fabs(re - lag) <= 1e-6 * fabs(lag)) {
+      snprintf(buf, size, "spool %s (-1/tau)", NAME(m->vlv_name, v));
+      return;
+    }
+  }
+  const char* trend = re < 0 ? "decaying" : re > 0 ? "growing" : "undamped";
+  snprintf(buf, size, "%s, %s", im == 0 ? "real" : "oscillating", trend);
+}
+
+// The states of L written in full: every coordinate and velocity (through R_z), the pressures,
+// friction states and spools: rows of a mode.
+static int full_size(const hy_linear* L) { return 2 * L->nz + L->np + L->nw + L->nu; }
+
+static void full_mode(const hy_linear* L, const double* v, double* out) {
+  const int nq = L->nq, nz = L->nz;
+  for (int z = 0; z < nz; z++) {
+    double a = 0, b = 0;
+    for (int k = 0; k < nq; k++) {
+      a += L->Rz[z * nq + k] * v[k];
+      b += L->Rz[z * nq + k] * v[nq + k];
+    }
+    out[z] = a;
+    out[nz + z] = b;
+  }
+  for (int i = 0; i < L->np + L->nw + L->nu; i++) out[2 * nz + i] = v[2 * nq + i];
+}
+
+static void full_name(const hy_model* m, const hy_linear* L, int i, char* buf, size_t size) {
+  const int nz = L->nz;
+  if (i < 2 * nz) {
+    const int z = i % nz;
+    int joint = 0;
+    for (int j = 0; j < m->sizes.nbody; j++) {
+      if (m->jnt_zadr[j] == z) joint = j;
+    }
+    snprintf(buf, size, "%s:%s", i < nz ? "z" : "zd", NAME(m->jnt_name, joint));
+    return;
+  }
+  hy_linear_state_name(m, L, i - 2 * nz + 2 * L->nq, buf, size);
+}
+
+static FILE* open_csv(const char* prefix, const char* what, char* path, size_t size) {
+  snprintf(path, size, "%s-%s.csv", prefix, what);
+  FILE* fp = fopen(path, "w");
+  if (!fp) fprintf(stderr, "hydyn linearize: cannot write '%s'\n", path);
+  return fp;
+}
+
+static int write_files(const hy_model* m, const hy_linear* L, const char* prefix,
+                       const double* re, const double* im, const double* vr, double top) {
+  const int n = L->n, nf = full_size(L);
+  char path[512], name[160];
+  FILE* fp = open_csv(prefix, "jacobian", path, sizeof path);
+  if (!fp) return HY_CLI_FAIL;
+  fputs("state", fp);
+  for (int j = 0; j < n; j++) {
+    hy_linear_state_name(m, L, j, name, sizeof name);
+    fprintf(fp, ",%s", name);
+  }
+  fputc('\n', fp);
+  for (int i = 0; i < n; i++) {
+    hy_linear_state_name(m, L, i, name, sizeof name);
+    fprintf(fp, "%s", name);
+    for (int j = 0; j < n; j++) fprintf(fp, ",%.17g", L->J[i * n + j]);
+    fputc('\n', fp);
+  }
+  int bad = fclose(fp) != 0;
+  fp = open_csv(prefix, "eigen", path, sizeof path);
+  if (!fp) return HY_CLI_FAIL;
+  fputs("k,re[1/s],im[rad/s],omega_n[rad/s],f_n[Hz],zeta,kind\n", fp);
+  for (int k = 0; k < n; k++) {
+    const double mod = hypot(re[k], im[k]);
+    char kind[96];
+    classify(m, re[k], im[k], top, kind, sizeof kind);
+    fprintf(fp, "%d,%.17g,%.17g,%.17g,%.17g,%.17g,%s\n", k + 1, re[k], im[k], mod,
+            mod / TWO_PI, mod > 0 ? -re[k] / mod : 0.0, kind);
+  }
+  bad |= fclose(fp) != 0;
+  // modes: every coordinate, velocity, pressure, friction state and spool; a complex pair
+  // gives its real and imaginary parts
+  fp = open_csv(prefix, "modes", path, sizeof path);
+  if (!fp) return HY_CLI_FAIL;
+  double* v = malloc(sizeof(double) * (size_t)n);
+  double* full = malloc(sizeof(double) * (size_t)nf * (size_t)n * 2);
+  if (!v || !full) {
+    free(v);
+    free(full);
+    fclose(fp);
+    return HY_CLI_FAIL;
+  }
+  fputs("state", fp);
+  for (int k = 0; k < n; k++) fprintf(fp, ",re:%d,im:%d", k + 1, k + 1);
+  fputc('\n', fp);
+  for (int k = 0; k < n; k++) {
+    const int pair = im[k] != 0;
+    const int kr = pair && im[k] < 0 ? k - 1 : k;  // the pair's first column holds its real part
+    for (int i = 0; i < n; i++) v[i] = vr[i * n + kr];
+    full_mode(L, v, full + (size_t)(2 * k) * nf);
+    if (pair) {
+      const double sgn = im[k] > 0 ? 1.0 : -1.0;
+      for (int i = 0; i < n; i++) v[i] = sgn * vr[i * n + kr + 1];
+      full_mode(L, v, full + (size_t)(2 * k + 1) * nf);
+    } else {
+      memset(full + (size_t)(2 * k + 1) * nf, 0, sizeof(double) * (size_t)nf);
+    }
+  }
+  for (int i = 0; i < nf; i++) {
+    full_name(m, L, i, name, sizeof name);
+    fprintf(fp, "%s", name);
+    for (int k = 0; k < n; k++) {
+      fprintf(fp, ",%.17g,%.17g", full[(size_t)(2 * k) * nf + i], full[(size_t)(2 * k + 1) * nf + i]);
+    }
+    fputc('\n', fp);
+  }
+  bad |= fclose(fp) != 0;
+  free(v);
+  free(full);
+  if (bad) {
+    fprintf(stderr, "hydyn linearize: writing '%s' failed\n", path);
+    return HY_CLI_FAIL;
+  }
+  return HY_CLI_OK;
+}
+
+static int plot(const hy_model* m, const double* re, const double* im, int n, const char* out) {
+  // sorted by real part, so that the data file reads left to right
+  double* x = malloc(sizeof(double) * (size_t)n);
+  double* y = malloc(sizeof(double) * (size_t)n);
+  if (!x || !y) {
+    free(x);
+    free(y);
+    return HY_CLI_FAIL;
+  }
+  for (int i = 0; i < n; i++) x[i] = re[i], y[i] = im[i];
+  for (int i = 1; i < n; i++) {
+    for (int j = i; j > 0 && x[j] < x[j - 1]; j--) {
+      double t = x[j];
+      x[j] = x[j - 1], x[j - 1] = t;
+      t = y[j];
+      y[j] = y[j - 1], y[j - 1] = t;
+    }
+  }
+  char title[160];
+  snprintf(title, sizeof title, "%s: eigenvalues of the linearized system", m->name);
+  const hy_fig_curve curve = {.y = y, .name = "im", .label = "eigenvalue", .unit = "rad/s",
+                              .group = "Im(lambda)", .color = 0};
+  const hy_fig fig = {.npoint = n, .x = x, .x_name = "Re(lambda)", .x_unit = "1/s", .curve = &curve,
+                      .ncurve = 1, .title = title, .scatter = 1};
+  char msg[256];
+  const int rc = hy_fig_render(&fig, out, NULL, msg, sizeof msg);
+  if (rc != HY_CLI_OK) fprintf(stderr, "hydyn linearize: %s\n", msg);
+  free(x);
+  free(y);
+  return rc;
+}
+
+int hy_cli_linearize(int argc, char** argv) {
+  lin_args a = {.method = HY_LIN_REDUCED, .step = 1e-5};
+  const int prc = parse(argc, argv, &a);
+  if (prc >= 0) return prc;
+  hy_model* m = NULL;
+  if (hy_cli_load_model(a.model, &m) != HY_CLI_OK) return HY_CLI_FAIL;
+  hy_data* d = NULL;
+  if (hy_cli_make_data(m, a.model, &d) != HY_CLI_OK) {
+    hy_model_free(m);
+    return HY_CLI_FAIL;
+  }
+  int rc = HY_CLI_OK;
+  // the reference of --at: the state after the steps of dt that reach T (T rounded to a step)
+  const long steps = a.has_at ? lround(a.at / m->opt.dt) : 0;
+  for (long k = 0; k < steps; k++) {
+    if (hy_step(m, d) != HY_OK) {
+      hy_cli_print_error(&d->err);
+      rc = HY_CLI_FAIL;
+      break;
+    }
+  }
+  hy_linear* L = NULL;
+  hy_error err;
+  memset(&err, 0, sizeof err);
+  if (rc == HY_CLI_OK && hy_linear_make(m, d, a.method, a.step, &L, &err) != HY_OK) {
+    hy_cli_print_error(&err);
+    rc = HY_CLI_FAIL;
+  }
+  double *re = NULL, *im = NULL, *vr = NULL;
+  if (rc == HY_CLI_OK) {
+    const int n = L->n;
+    re = malloc(sizeof(double) * (size_t)n);
+    im = malloc(sizeof(double) * (size_t)n);
+    vr = malloc(sizeof(double) * (size_t)n * (size_t)n);
+    if (!re || !im || !vr || hy_linear_eigen(n, L->J, re, im, vr, &err) != HY_OK) {
+      if (err.msg[0]) hy_cli_print_error(&err);
+      rc = HY_CLI_FAIL;
+    }
+  }
+  if (rc == HY_CLI_OK) {
+    const int n = L->n;
+    double top = 0;
+    for (int k = 0; k < n; k++) top = fmax(top, hypot(re[k], im[k]));
+    char name[160];
+    printf("linearize: model=%s method=%s t=%.9g n=%d states=%d coordinates=%d pressures=%d "
+           "friction_states=%d spools=%d\n",
+           m->name, a.method == HY_LIN_REDUCED ? "reduced" : "fd", L->t, n, L->nq, m->sizes.nz,
+           L->np, L->nw, L->nu);
+    if (!a.quiet) {
+      printf("\nJacobian (row: d/dt of the state; columns in the same order)\n");
+      for (int i = 0; i < n; i++) {
+        hy_linear_state_name(m, L, i, name, sizeof name);
+        printf("%-22s", name);
+        for (int j = 0; j < n; j++) printf(" %12.5g", L->J[i * n + j]);
+        putchar('\n');
+      }
+    }
+    printf("\n%3s %16s %16s %14s %12s %10s  %s\n", "k", "re (1/s)", "im (rad/s)",
+           "omega_n (rad/s)", "f_n (Hz)", "zeta", "kind");
+    int zeros = 0;
+    for (int k = 0; k < n; k++) {
+      const double mod = hypot(re[k], im[k]);
+      char kind[96];
+      classify(m, re[k], im[k], top, kind, sizeof kind);
+      zeros += strcmp(kind, "zero") == 0;
+      char zeta[32] = "-";  // a zero eigenvalue has no damping ratio
+    if (strcmp(kind, "zero") != 0) snprintf(zeta, sizeof zeta, "%.4g", re[k] == 0 ? 0.0 : -re[k] / mod);
+    printf("%3d %16.9g %16.9g %14.6g %12.6g %10s  %s\n", k + 1, re[k], im[k], mod,
+           mod / TWO_PI, zeta, kind);
+    }
+    if (a.method == HY_LIN_COUNTERPART && m->sizes.neq > 0) {
+      printf("(the counterpart has 2m = %d spurious zero eigenvalues, m the independent loop "
+             "equations; %d eigenvalues are zero here)\n",
+             2 * (m->sizes.nz - d->ndof), zeros);
+    }
+    if (!a.no_out) {
+      char prefix[300];
+      if (a.out) {
+        snprintf(prefix, sizeof prefix, "%s", a.out);
+      } else {
+        snprintf(prefix, sizeof prefix, "%s-linear", m->name);
+      }
+      rc = write_files(m, L, prefix, re, im, vr, top);
+    }
+    if (rc == HY_CLI_OK && a.plot) rc = plot(m, re, im, n, a.plot);
+  }
+  free(re);
+  free(im);
+  free(vr);
+  hy_linear_free(L);
+  hy_data_free(d);
+  hy_model_free(m);
+  return rc;
+}

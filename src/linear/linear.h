@@ -1,0 +1,63 @@
+// Internal header of src/linear: linearization of the equations of motion of a hydraulically
+// actuated multibody model about a reference state (003_f349169f78d6df41.txt Sects. 3-4) and
+// the eigen-analysis of the Jacobian. Two Jacobians:
+//   reduced      the maximal reduction of Sect. 3: states [z_i, z_i_dot, p, w, U] with z_i the
+//                independent coordinates (2(n - m) + r + u, plus the friction states), the
+//                dependent ones and the Lagrange multipliers eliminated through the closed
+//                loops (Eqs. 32-44, 53-64);
+//   counterpart  Sect. 4.5: the index-1 ODE of all coordinates [z, z_dot, p, w, U] (2n + r + u
+//                plus the friction states) by central differences (Eqs. 95-100), with 2m
+//                spurious zero eigenvalues.
+// Both work on a data of their own, set to the reference state: the caller's data is untouched.
+#ifndef HYDYN_SRC_LINEAR_LINEAR_H_
+#define HYDYN_SRC_LINEAR_LINEAR_H_
+
+#include <stddef.h>
+
+#include "core/core.h"
+#include "hydyn/model.h"
+#include "hydyn/sim.h"
+
+typedef enum hy_lin_method {
+  HY_LIN_REDUCED = 0,
+  HY_LIN_COUNTERPART = 1,
+} hy_lin_method;
+
+typedef struct hy_linear {
+  hy_lin_method method;
+  int n;         // size of J
+  int nq;        // coordinates among the states (reduced: ndof; counterpart: nz)
+  int np, nw, nu;  // pressures, friction states, spools
+  int* coord;    // the relative coordinate of each of the nq                        (nq)
+  double* J;     // d x_dot / d x, row-major                                          (n x n)
+  double* x;     // the reference state                                               (n)
+  double* Rz;    // d z / d (the nq coordinates): every coordinate's variation from the
+                 // states' (reduced: R_z of the loop closure, seed 003 Eq. 44; counterpart:
+                 // the identity)                                                         (nz x nq)
+  int nz;        // coordinates of the model
+  double t;      // its time (s)
+  double h;      // counterpart: the difference step (relative, see hy_linear_make)
+} hy_linear;
+
+// The Jacobian of method at the state of d (time, coordinates, velocities, pressures, friction
+// states, spools), which must be a state of model m. h (counterpart only): the step of the
+// central differences, relative: state x_j is moved by h max(1, |x_j|) for coordinates and
+// velocities and by h max(1e5 Pa, |p_j|) for pressures (<= 0: 1e-5). The reduced Jacobian's
+// hydraulic blocks are analytic (the network's derivatives, seed 003 Eqs. 53-64); its mechanical
+// blocks (the accelerations' dependence on z_i and z_i_dot) are central differences with a step
+// of 1e-6 (rad or m, and per s), checked in tests/linear against the counterpart and closed
+// forms. HY_ERR_MODEL when the model has no degree of freedom. Nullable: err.
+hy_status hy_linear_make(const hy_model* m, const hy_data* d, hy_lin_method method, double h,
+                         hy_linear** out, hy_error* err);
+void hy_linear_free(hy_linear* L);
+// Name of state i of L ("z:theta1", "zd:theta1", "p:V1", "w:cylinder:q", "U:dcv") into buf.
+void hy_linear_state_name(const hy_model* m, const hy_linear* L, int i, char* buf, size_t size);
+
+// Eigenvalues re + i im of the n x n row-major J and, when vr is not NULL, its right eigenvectors
+// as LAPACK's dgeev returns them, row-major: column k of vr is eigenvector k, a complex pair
+// k, k+1 (im[k] > 0) is vr[:,k] +- i vr[:,k+1]. HY_ERR_SINGULAR when LAPACK fails.
+// linear_eigen.c is the only file that includes LAPACKE.
+hy_status hy_linear_eigen(int n, const double* J, double* re, double* im, double* vr,
+                          hy_error* err);
+
+#endif  // HYDYN_SRC_LINEAR_LINEAR_H_
