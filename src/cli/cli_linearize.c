@@ -43,6 +43,11 @@ static void usage(FILE* fp) {
       "                       (default: <model name>-linear)\n"
       "  --no-out             write no files\n"
       "  --plot FILE          draw the eigenvalues in the complex plane (.png, .svg, .pdf)\n"
+      "  --step-sweep LO:HI:N the counterpart at N steps from LO to HI (log-spaced): the\n"
+      "                       relative error of each nonzero eigenvalue against the reduced\n"
+      "                       Jacobian's, printed and written to PREFIX-step.csv (seed 003\n"
+      "                       Fig. 14)\n"
+      "  --step-plot FILE     draw that error against the step (log-log)\n"
       "  --quiet              print the eigenvalues only, not J and the modes\n"
       "  -h, --help           show this help\n"
       "\n"
@@ -56,6 +61,9 @@ typedef struct lin_args {
   const char* plot;
   double at, step;
   int has_at, no_out, quiet;
+  double sweep_lo, sweep_hi;  // --step-sweep LO:HI:N, log-spaced
+  int sweep_n;
+  const char* step_plot;
   hy_lin_method method;
 } lin_args;
 
@@ -86,10 +94,12 @@ static int parse(int argc, char** argv, lin_args* a) {
       a->quiet = 1;
       continue;
     }
-    static const char* const valued[] = {"--at", "--method", "--step", "--out", "--plot"};
+    static const char* const valued[] = {"--at",   "--method",     "--step",
+                                         "--out",  "--plot",       "--step-sweep",
+                                         "--step-plot"};
     const char* val = NULL;
     char msg[256];
-    const int opt = hy_cli_valued_option(argc, argv, &i, valued, 5, &val, msg, sizeof msg);
+    const int opt = hy_cli_valued_option(argc, argv, &i, valued, 7, &val, msg, sizeof msg);
     switch (opt) {
       case -2: return hy_cli_usage_error("linearize", "%s", msg);
       case 0:
@@ -122,6 +132,24 @@ static int parse(int argc, char** argv, lin_args* a) {
       case 4:
         if (!val[0]) return hy_cli_usage_error("linearize", "--plot needs a file name");
         a->plot = val;
+        break;
+      case 5: {
+        char* end = NULL;
+        a->sweep_lo = strtod(val, &end);
+        if (end && *end == ':') a->sweep_hi = strtod(end + 1, &end);
+        if (end && *end == ':') a->sweep_n = (int)strtol(end + 1, &end, 10);
+        if (!end || *end || !(a->sweep_lo > 0) || !(a->sweep_hi > a->sweep_lo) ||
+            !(a->sweep_hi < 1) || a->sweep_n < 2 || a->sweep_n > 200) {
+          return hy_cli_usage_error("linearize",
+                                    "invalid --step-sweep '%s': expected LO:HI:N with 0 < LO < HI "
+                                    "< 1 and 2 <= N <= 200",
+                                    val);
+        }
+        break;
+      }
+      case 6:
+        if (!val[0]) return hy_cli_usage_error("linearize", "--step-plot needs a file name");
+        a->step_plot = val;
         break;
       default: return hy_cli_usage_error("linearize", "unknown option '%s'", arg);
     }
@@ -297,6 +325,113 @@ static int plot(const hy_model* m, const double* re, const double* im, int n, co
   return rc;
 }
 
+// seed 003 Fig. 14: the counterpart's eigenvalues at steps h from lo to hi against the reduced
+// Jacobian's (exact in its hydraulic blocks): for each nonzero reduced eigenvalue, the relative
+// distance to the nearest counterpart eigenvalue.
+static int step_sweep(const lin_args* a, const hy_model* m, const hy_data* d, const double* re,
+                      const double* im, int n, double top, const char* prefix) {
+  int nk = 0;
+  int* which = malloc(sizeof(int) * (size_t)n);
+  const int ns = a->sweep_n;
+  double* hs = malloc(sizeof(double) * (size_t)ns);
+  double* errs = malloc(sizeof(double) * (size_t)ns * (size_t)n);
+  if (!which || !hs || !errs) {
+    free(which);
+    free(hs);
+    free(errs);
+    return HY_CLI_FAIL;
+  }
+  for (int k = 0; k < n; k++) {
+    if (hypot(re[k], im[k]) > ZERO_REL * top && im[k] >= 0) which[nk++] = k;
+  }
+  int rc = HY_CLI_OK;
+  printf("\ncounterpart against the reduced Jacobian: relative error of each eigenvalue\n%12s",
+         "step h");
+  for (int q = 0; q < nk; q++) printf("  %10.4g%+.4gi", re[which[q]], im[which[q]]);
+  putchar('\n');
+  for (int i = 0; i < ns && rc == HY_CLI_OK; i++) {
+    hs[i] = a->sweep_lo * pow(a->sweep_hi / a->sweep_lo, (double)i / (ns - 1));
+    hy_linear* C = NULL;
+    hy_error err;
+    memset(&err, 0, sizeof err);
+    double* cre = NULL;
+    double* cim = NULL;
+    if (hy_linear_make(m, d, HY_LIN_COUNTERPART, hs[i], &C, &err) != HY_OK) {
+      hy_cli_print_error(&err);
+      rc = HY_CLI_FAIL;
+      break;
+    }
+    cre = malloc(sizeof(double) * (size_t)C->n);
+    cim = malloc(sizeof(double) * (size_t)C->n);
+    if (!cre || !cim || hy_linear_eigen(C->n, C->J, cre, cim, NULL, &err) != HY_OK) {
+      if (err.msg[0]) hy_cli_print_error(&err);
+      rc = HY_CLI_FAIL;
+    }
+    printf("%12.4g", hs[i]);
+    for (int q = 0; rc == HY_CLI_OK && q < nk; q++) {
+      const int k = which[q];
+      double best = INFINITY;
+      for (int j = 0; j < C->n; j++) best = fmin(best, hypot(cre[j] - re[k], cim[j] - im[k]));
+      errs[(size_t)q * ns + i] = best / hypot(re[k], im[k]);
+      printf("  %21.4g", errs[(size_t)q * ns + i]);
+    }
+    putchar('\n');
+    free(cre);
+    free(cim);
+    hy_linear_free(C);
+  }
+  if (rc == HY_CLI_OK && prefix) {
+    char path[512];
+    FILE* fp = open_csv(prefix, "step", path, sizeof path);
+    if (!fp) {
+      rc = HY_CLI_FAIL;
+    } else {
+      fputs("h", fp);
+      for (int q = 0; q < nk; q++) fprintf(fp, ",err:%d", which[q] + 1);
+      fputc('\n', fp);
+      for (int i = 0; i < ns; i++) {
+        fprintf(fp, "%.17g", hs[i]);
+        for (int q = 0; q < nk; q++) fprintf(fp, ",%.17g", errs[(size_t)q * ns + i]);
+        fputc('\n', fp);
+      }
+      if (fclose(fp) != 0) rc = HY_CLI_FAIL;
+    }
+  }
+  if (rc == HY_CLI_OK && a->step_plot && nk > 0) {
+    hy_fig_curve* cv = calloc((size_t)nk, sizeof *cv);
+    char(*labels)[64] = calloc((size_t)nk, sizeof *labels);
+    char(*names)[32] = calloc((size_t)nk, sizeof *names);
+    if (!cv || !labels || !names) {
+      rc = HY_CLI_FAIL;
+    } else {
+      for (int q = 0; q < nk; q++) {
+        snprintf(labels[q], sizeof labels[q], "lambda %d = %.4g%+.4gi", which[q] + 1,
+                 re[which[q]], im[which[q]]);
+        snprintf(names[q], sizeof names[q], "err:%d", which[q] + 1);
+        cv[q] = (hy_fig_curve){.y = errs + (size_t)q * ns, .name = names[q],
+                               .label = labels[q], .unit = "", .group = "relative error",
+                               .color = -1};
+      }
+      char title[160];
+      snprintf(title, sizeof title, "%s: counterpart eigenvalues' relative error against the step",
+               m->name);
+      const hy_fig fig = {.npoint = ns, .x = hs, .x_name = "difference step h", .x_unit = "",
+                          .curve = cv, .ncurve = nk, .title = title, .log_x = 1, .log_y = 1,
+                          .points = 1};
+      char msg[256];
+      rc = hy_fig_render(&fig, a->step_plot, NULL, msg, sizeof msg);
+      if (rc != HY_CLI_OK) fprintf(stderr, "hydyn linearize: %s\n", msg);
+    }
+    free(cv);
+    free(labels);
+    free(names);
+  }
+  free(which);
+  free(hs);
+  free(errs);
+  return rc;
+}
+
 int hy_cli_linearize(int argc, char** argv) {
   lin_args a = {.method = HY_LIN_REDUCED, .step = 1e-5};
   const int prc = parse(argc, argv, &a);
@@ -382,6 +517,12 @@ int hy_cli_linearize(int argc, char** argv) {
       rc = write_files(m, L, prefix, re, im, vr, top);
     }
     if (rc == HY_CLI_OK && a.plot) rc = plot(m, re, im, n, a.plot);
+    if (rc == HY_CLI_OK && a.sweep_n > 0) {
+      char prefix[300];
+      snprintf(prefix, sizeof prefix, "%s", a.out ? a.out : m->name);
+      if (!a.out) snprintf(prefix, sizeof prefix, "%s-linear", m->name);
+      rc = step_sweep(&a, m, d, re, im, n, top, a.no_out ? NULL : prefix);
+    }
   }
   free(re);
   free(im);

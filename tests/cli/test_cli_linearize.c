@@ -48,6 +48,23 @@ START_TEST(linearize_four_bar) {
   ck_assert_msg(result.status == 0, "status %d:\n%s", result.status, result.err);
   ASSERT_HAS(result.out, "method=fd t=0 n=10");
   ASSERT_HAS(result.out, "2m = 4 spurious zero eigenvalues");
+  // the counterpart's error against its step: a V, lowest between its ends
+  HYDYN("linearize", "four-bar-a", "--quiet", "--out", "st", "--step-sweep", "1e-10:1e-2:5");
+  ck_assert_msg(result.status == 0, "status %d:\n%s", result.status, result.err);
+  tmp_path(path, sizeof path, "st-step.csv");
+  fp = fopen(path, "r");
+  ck_assert_ptr_nonnull(fp);
+  double h[5], e[5];
+  ck_assert_ptr_nonnull(fgets(line, sizeof line, fp));
+  for (int i = 0; i < 5; i++) {
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, fp));
+    ck_assert_int_eq(sscanf(line, "%lf,%lf", &h[i], &e[i]), 2);  // the first nonzero eigenvalue
+  }
+  fclose(fp);
+  ck_assert_double_eq_tol(h[0], 1e-10, 1e-22);
+  ck_assert_double_eq_tol(h[4], 1e-2, 1e-14);
+  ck_assert_double_lt(e[2], e[0]);
+  ck_assert_double_lt(e[2], e[4]);
 }
 END_TEST
 
@@ -59,6 +76,7 @@ START_TEST(linearize_bad_command_lines) {
       {"linearize", "four-bar-a", "--step", "2"},
       {"linearize", "four-bar-a", "--at", "-1"},
       {"linearize", "four-bar-a", "--frobnicate", NULL},
+      {"linearize", "four-bar-a", "--step-sweep", "1e-3:1e-5:4"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     run_hydyn((const char*[]){bad[k][0], bad[k][1], bad[k][2], bad[k][3], NULL}, NULL, &result);
