@@ -48,6 +48,10 @@ static void usage(FILE* fp) {
       "                       Jacobian's, printed and written to PREFIX-step.csv (seed 003\n"
       "                       Fig. 14)\n"
       "  --step-plot FILE     draw that error against the step (log-log)\n"
+      "  --simulate T         the linear system (seed 003 Eq. 94) beside the nonlinear run for\n"
+      "                       T s from the nonlinear state at --from, written to\n"
+      "                       PREFIX-simulate.csv with the largest differences printed\n"
+      "  --from T0            where the linear simulation starts (default: the reference)\n"
       "  --quiet              print the eigenvalues only, not J and the modes\n"
       "  -h, --help           show this help\n"
       "\n"
@@ -64,6 +68,8 @@ typedef struct lin_args {
   double sweep_lo, sweep_hi;  // --step-sweep LO:HI:N, log-spaced
   int sweep_n;
   const char* step_plot;
+  double simulate, from;  // --simulate T, --from T0
+  int has_from;
   hy_lin_method method;
 } lin_args;
 
@@ -96,10 +102,10 @@ static int parse(int argc, char** argv, lin_args* a) {
     }
     static const char* const valued[] = {"--at",   "--method",     "--step",
                                          "--out",  "--plot",       "--step-sweep",
-                                         "--step-plot"};
+                                         "--step-plot", "--simulate",   "--from"};
     const char* val = NULL;
     char msg[256];
-    const int opt = hy_cli_valued_option(argc, argv, &i, valued, 7, &val, msg, sizeof msg);
+    const int opt = hy_cli_valued_option(argc, argv, &i, valued, 9, &val, msg, sizeof msg);
     switch (opt) {
       case -2: return hy_cli_usage_error("linearize", "%s", msg);
       case 0:
@@ -150,6 +156,18 @@ static int parse(int argc, char** argv, lin_args* a) {
       case 6:
         if (!val[0]) return hy_cli_usage_error("linearize", "--step-plot needs a file name");
         a->step_plot = val;
+        break;
+      case 7:
+        if (hy_cli_parse_number(val, 0, &a->simulate)) {
+          return hy_cli_usage_error("linearize", "invalid --simulate '%s': expected a duration > 0 (s)",
+                                    val);
+        }
+        break;
+      case 8:
+        if (hy_cli_parse_number(val, 1, &a->from)) {
+          return hy_cli_usage_error("linearize", "invalid --from '%s': expected a time >= 0 (s)", val);
+        }
+        a->has_from = 1;
         break;
       default: return hy_cli_usage_error("linearize", "unknown option '%s'", arg);
     }
@@ -432,6 +450,91 @@ static int step_sweep(const lin_args* a, const hy_model* m, const hy_data* d, co
   return rc;
 }
 
+// seed 003 Eq. 94 beside the nonlinear run: the linear system (hy_linear_sim) from the
+// nonlinear state at T0 (d, stepped there here), both with the model's step.
+static int simulate(const lin_args* a, const hy_model* m, hy_data* d, const hy_linear* L,
+                    const char* prefix) {
+  const int n = L->n;
+  const double h = m->opt.dt;
+  const long n0 = lround((a->has_from ? a->from : L->t) / h) - lround(d->time / h);
+  for (long k = 0; k < n0; k++) {
+    if (hy_step(m, d) != HY_OK) {
+      hy_cli_print_error(&d->err);
+      return HY_CLI_FAIL;
+    }
+  }
+  const double t0 = d->time;
+  double* xn = malloc(sizeof(double) * (size_t)n);
+  double* xl = malloc(sizeof(double) * (size_t)n);
+  double* worst = calloc((size_t)n, sizeof(double));
+  double* span = calloc((size_t)n, sizeof(double));
+  hy_linear_sim sim = {0};
+  hy_error err;
+  memset(&err, 0, sizeof err);
+  int rc = xn && xl && worst && span ? HY_CLI_OK : HY_CLI_FAIL;
+  if (rc == HY_CLI_OK) {
+    hy_linear_gather(L, d, xn);
+    if (hy_linear_sim_init(L, h, xn, &sim, &err) != HY_OK) {
+      hy_cli_print_error(&err);
+      rc = HY_CLI_FAIL;
+    }
+  }
+  FILE* fp = NULL;
+  char path[512], name[160];
+  if (rc == HY_CLI_OK && prefix) {
+    fp = open_csv(prefix, "simulate", path, sizeof path);
+    if (!fp) rc = HY_CLI_FAIL;
+  }
+  if (fp) {
+    fputs("time[s]", fp);
+    for (int i = 0; i < n; i++) {
+      hy_linear_state_name(m, L, i, name, sizeof name);
+      const char* u = hy_linear_state_unit(m, L, i);
+      fprintf(fp, u[0] ? ",lin:%s[%s],nl:%s[%s]" : ",lin:%s,nl:%s", name, u, name, u);
+    }
+    fputc('\n', fp);
+  }
+  const long steps = lround(a->simulate / h);
+  for (long k = 0; rc == HY_CLI_OK && k <= steps; k++) {
+    if (k > 0) {
+      if (hy_step(m, d) != HY_OK) {
+        hy_cli_print_error(&d->err);
+        rc = HY_CLI_FAIL;
+        break;
+      }
+      hy_linear_sim_step(L, &sim);
+      hy_linear_gather(L, d, xn);
+    }
+    hy_linear_sim_state(L, &sim, xl);
+    if (fp) fprintf(fp, "%.17g", d->time);
+    for (int i = 0; i < n; i++) {
+      worst[i] = fmax(worst[i], fabs(xl[i] - xn[i]));
+      span[i] = fmax(span[i], fabs(xn[i] - L->x[i]));
+      if (fp) fprintf(fp, ",%.17g,%.17g", xl[i], xn[i]);
+    }
+    if (fp) fputc('\n', fp);
+  }
+  if (fp && fclose(fp) != 0 && rc == HY_CLI_OK) {
+    fprintf(stderr, "hydyn linearize: writing '%s' failed\n", path);
+    rc = HY_CLI_FAIL;
+  }
+  if (rc == HY_CLI_OK) {
+    printf("\nlinear simulation from t = %.9g s for %g s: largest |linear - nonlinear|, and the "
+           "nonlinear run's largest distance from the reference\n", t0, a->simulate);
+    for (int i = 0; i < n; i++) {
+      hy_linear_state_name(m, L, i, name, sizeof name);
+      printf("  %-22s %12.4g %12.4g %s\n", name, worst[i], span[i],
+             hy_linear_state_unit(m, L, i));
+    }
+  }
+  hy_linear_sim_free(&sim);
+  free(xn);
+  free(xl);
+  free(worst);
+  free(span);
+  return rc;
+}
+
 int hy_cli_linearize(int argc, char** argv) {
   lin_args a = {.method = HY_LIN_REDUCED, .step = 1e-5};
   const int prc = parse(argc, argv, &a);
@@ -522,6 +625,16 @@ int hy_cli_linearize(int argc, char** argv) {
       snprintf(prefix, sizeof prefix, "%s", a.out ? a.out : m->name);
       if (!a.out) snprintf(prefix, sizeof prefix, "%s-linear", m->name);
       rc = step_sweep(&a, m, d, re, im, n, top, a.no_out ? NULL : prefix);
+    }
+    // last: it steps the data on from the reference
+    if (rc == HY_CLI_OK && a.simulate > 0) {
+      char prefix[300];
+      if (a.out) {
+        snprintf(prefix, sizeof prefix, "%s", a.out);
+      } else {
+        snprintf(prefix, sizeof prefix, "%s-linear", m->name);
+      }
+      rc = simulate(&a, m, d, L, a.no_out ? NULL : prefix);
     }
   }
   free(re);

@@ -53,6 +53,31 @@ void hy_linear_free(hy_linear* L);
 // Name of state i of L ("z:theta1", "zd:theta1", "p:V1", "w:cylinder:q", "U:dcv") into buf.
 void hy_linear_state_name(const hy_model* m, const hy_linear* L, int i, char* buf, size_t size);
 
+// The state of d in L's states (reduced: the independent coordinates and their velocities) into
+// x (L->n).
+void hy_linear_gather(const hy_linear* L, const hy_data* d, double* x);
+// Unit of state i of L ("rad", "m/s", "Pa", "V", ...).
+const char* hy_linear_state_unit(const hy_model* m, const hy_linear* L, int i);
+
+// seed 003 Eq. 94: the linear system x_tilde_dot = J x_tilde, x = x_ref + x_tilde, stepped by the
+// trapezoidal rule (I - h/2 J) x_{k+1} = (I + h/2 J) x_k, as hydyn steps the nonlinear one.
+typedef struct hy_linear_sim {
+  int n;
+  double h;
+  double* A;   // the LU factors of I - h/2 J            (n x n)
+  int* piv;    //                                         (n)
+  double* xt;  // x_tilde                                 (n)
+  double* b;   //                                         (n)
+} hy_linear_sim;
+// Starts at the state x0 (L's states) with step h. HY_ERR_SINGULAR when I - h/2 J is singular,
+// HY_ERR_NOMEM. Nullable: err.
+hy_status hy_linear_sim_init(const hy_linear* L, double h, const double* x0, hy_linear_sim* s,
+                             hy_error* err);
+void hy_linear_sim_step(const hy_linear* L, hy_linear_sim* s);
+// x = x_ref + x_tilde (L->n).
+void hy_linear_sim_state(const hy_linear* L, const hy_linear_sim* s, double* x);
+void hy_linear_sim_free(hy_linear_sim* s);
+
 // Eigenvalues re + i im of the n x n row-major J and, when vr is not NULL, its right eigenvectors
 // as LAPACK's dgeev returns them, row-major: column k of vr is eigenvector k, a complex pair
 // k, k+1 (im[k] > 0) is vr[:,k] +- i vr[:,k+1]. HY_ERR_SINGULAR when LAPACK fails.
