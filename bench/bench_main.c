@@ -37,6 +37,7 @@
 #include "io/io.h"
 
 #include "bench_cosim.h"
+#include "bench_linear.h"
 
 // CMake passes <build>/bench/results and the source tree's bench/results (the committed records,
 // read only); a build without them writes below the working directory.
@@ -641,7 +642,9 @@ static void usage(FILE* fp) {
       "(goal for HDF5: at most 1.5 times; --no-record leaves it out), and, when crane is run,\n"
       "its co-simulation: the real-time factor at H = 1 ms, h_h = 0.1 ms beside the monolithic\n"
       "run (goal 200x) and the achievable H of each configuration by the takeoff rule of\n"
-      "docs/cosim.md (goal for the best: 10 ms; --no-cosim leaves it out). Writes DIR/explicit.csv\n"
+      "docs/cosim.md (goal for the best: 10 ms; --no-cosim leaves it out), and, when four-bar-3d\n"
+      "is run, the time of its reduced Jacobian beside the counterpart's (goal: 20 us). Writes\n"
+      "DIR/explicit.csv\n"
       "(default DIR: " HY_BENCH_RESULTS_DIR
       "/<hostname>), comparing with the file it replaces (in a fresh\n"
       "build folder: with the committed record " HY_BENCH_RECORDS_DIR
@@ -835,6 +838,8 @@ int main(int argc, char** argv) {
   print_recording(&rec, reps);
   // the co-simulation figures of the crane, when it is run
   if (cosim && find_row(rows, nrow, "crane", HY_FORM_PENALTY) && bench_cosim(reps)) failed = 1;
+  // the linearization's cost, when the 3-D four-bar is run
+  if (find_row(rows, nrow, "four-bar-3d", HY_FORM_PENALTY) && bench_linear(reps)) failed = 1;
   if (write) {
     if (write_results(path, rows, nrow, &keep)) return 1;
     printf("\nwrote %s", path);

@@ -50,6 +50,15 @@ typedef struct hy_linear {
 hy_status hy_linear_make(const hy_model* m, const hy_data* d, hy_lin_method method, double h,
                          hy_linear** out, hy_error* err);
 void hy_linear_free(hy_linear* L);
+
+// What hy_linear_make sets up once (a copy of the model and a data of it), for a caller that
+// linearizes the same model about many states (sweeps, the benchmark): hy_linear_make is
+// hy_linearizer_make, hy_linearizer_jacobian and hy_linearizer_free.
+typedef struct hy_linearizer hy_linearizer;
+hy_status hy_linearizer_make(const hy_model* m, hy_linearizer** out, hy_error* err);
+hy_status hy_linearizer_jacobian(hy_linearizer* lz, const hy_model* m, const hy_data* d,
+                                 hy_lin_method method, double h, hy_linear** out, hy_error* err);
+void hy_linearizer_free(hy_linearizer* lz);
 // Name of state i of L ("z:theta1", "zd:theta1", "p:V1", "w:cylinder:q", "U:dcv") into buf.
 void hy_linear_state_name(const hy_model* m, const hy_linear* L, int i, char* buf, size_t size);
 

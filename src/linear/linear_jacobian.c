@@ -117,8 +117,9 @@ static hy_status difference(lin_ctx* c, int j, double e, double* xp, double* fp,
   return HY_OK;
 }
 
-// Column j of J: the counterpart's central difference, or the reduced Jacobian's Richardson
-// extrapolation of two (then also d s_dot / d x_j of the cylinders into sdz_col, nullable).
+// Column j of J: the counterpart's central difference, or for the reduced Jacobian's
+// coordinates and velocities the Richardson extrapolation of two (then also d s_dot / d x_j of
+// the cylinders into sdz_col, nullable); the spools' columns are linear, one difference is exact.
 static hy_status column(lin_ctx* c, int j, double h, double* xp, double* fp, double* fm,
                         double* col2, double* sdp, double* sdm, double* sdz_col) {
   hy_linear* L = c->L;
@@ -130,7 +131,7 @@ static hy_status column(lin_ctx* c, int j, double h, double* xp, double* fp, dou
   if (sdz_col) {
     for (int k = 0; k < c->ncyl; k++) sdz_col[k] = (sdp[k] - sdm[k]) / (2 * e);
   }
-  if (L->method == HY_LIN_REDUCED) {
+  if (L->method == HY_LIN_REDUCED && j < 2 * L->nq) {
     HY_TRY(difference(c, j, 0.5 * e, xp, fp, fm, half, sdp, sdm));
     for (int i = 0; i < n; i++) col[i] = (4 * half[i] - col[i]) / 3;
     if (sdz_col) {
@@ -159,6 +160,9 @@ static hy_status analytic_blocks(lin_ctx* c, const double* sdz, double* work) {
   const int n = L->n, nq = L->nq, np = m->sizes.nvol, nw = m->sizes.nfric, nc = c->ncyl;
   const int y0 = idx_y(c);
   HY_TRY(set_state(c, L->x));
+  double* a0 = work + (size_t)nc * (size_t)nq + 4 * (size_t)nc;  // nq
+  // the accelerations at the reference: those with the cylinder forces held at their values
+  for (int i = 0; i < nq; i++) a0[i] = d->zdd[L->coord[i]];
   hy_hyd_evaluate(m, d, f->hyd);
   hy_form_cylinder_jacobians(f);
   const hy_hyd_work* hw = f->hyd;
@@ -196,7 +200,6 @@ static hy_status analytic_blocks(lin_ctx* c, const double* sdz, double* work) {
   // moved by dF (an affine map: exact to round-off)
   double* F0 = work + (size_t)nc * (size_t)nq;  // nc
   double* coef = F0 + nc;                       // 3 nc
-  double* a0 = coef + 3 * nc;                   // nq
   double* dadF = a0 + nq;                       // nq x nc
   double* dFdy = dadF + (size_t)nq * (size_t)nc;  // nc x (np + nw)
   for (int k = 0; k < nc; k++) {
@@ -208,8 +211,7 @@ static hy_status analytic_blocks(lin_ctx* c, const double* sdz, double* work) {
   memset(coef, 0, sizeof(double) * 3 * (size_t)nc);
   for (int k = 0; k < nc; k++) coef[3 * k] = F0[k];
   d->cyl_input = &in;
-  hy_status st = set_state(c, L->x);
-  for (int i = 0; st == HY_OK && i < nq; i++) a0[i] = d->zdd[L->coord[i]];
+  hy_status st = HY_OK;
   for (int k = 0; st == HY_OK && k < nc; k++) {
     const double dF = fmax(1.0, fabs(F0[k]));
     coef[3 * k] = F0[k] + dF;
@@ -256,28 +258,66 @@ static hy_linear* alloc_linear(int n, int nq, int nz) {
   return L;
 }
 
-hy_status hy_linear_make(const hy_model* m0, const hy_data* d0, hy_lin_method method, double h,
-                         hy_linear** out, hy_error* err) {
-  if (!m0 || !d0 || !out) return HY_FAIL(err, HY_ERR_ARG, "hy_linear_make: NULL argument");
+struct hy_linearizer {
+  hy_model* m;  // the copy its data runs (double-step with loops, tree otherwise)
+  hy_data* d;
+  double* buf;  // a state of the caller's data (HY_STATE_TIME | HY_STATE_PHYSICS)
+  int nbuf;
+};
+
+void hy_linearizer_free(hy_linearizer* lz) {
+  if (!lz) return;
+  hy_data_free(lz->d);
+  hy_model_free(lz->m);
+  hy_free(lz->buf);
+  hy_free(lz);
+}
+
+hy_status hy_linearizer_make(const hy_model* m0, hy_linearizer** out, hy_error* err) {
+  if (!m0 || !out) return HY_FAIL(err, HY_ERR_ARG, "hy_linearizer_make: NULL argument");
+  *out = NULL;
+  hy_linearizer* lz = hy_calloc(1, sizeof *lz);
+  if (!lz) return HY_FAIL(err, HY_ERR_NOMEM, "linearization: out of memory");
+  hy_status st = hy_model_copy(m0, &lz->m);
+  if (st != HY_OK) {
+    hy_linearizer_free(lz);
+    return HY_FAIL(err, st, "linearization: cannot copy the model");
+  }
+  lz->m->opt.formulation = lz->m->sizes.ncut > 0 ? HY_FORM_DOUBLE_STEP : HY_FORM_TREE;
+  lz->m->opt.integrator = HY_INTEG_AUTO;
+  st = hy_data_make(lz->m, &lz->d, err);
+  if (st == HY_OK) {
+    lz->nbuf = hy_state_size(lz->m, lz->d, HY_STATE_TIME | HY_STATE_PHYSICS);
+    lz->buf = hy_malloc(sizeof(double) * (size_t)lz->nbuf);
+    if (!lz->buf) st = HY_FAIL(err, HY_ERR_NOMEM, "linearization: out of memory");
+  }
+  if (st != HY_OK) {
+    hy_linearizer_free(lz);
+    return st;
+  }
+  *out = lz;
+  return HY_OK;
+}
+
+hy_status hy_linearizer_jacobian(hy_linearizer* lz, const hy_model* m0, const hy_data* d0,
+                                 hy_lin_method method, double h, hy_linear** out,
+                                 hy_error* err) {
+  if (!lz || !m0 || !d0 || !out) {
+    return HY_FAIL(err, HY_ERR_ARG, "hy_linearizer_jacobian: NULL argument");
+  }
   *out = NULL;
   if (!(h > 0)) h = 1e-5;
-  lin_ctx c = {0};
-  hy_status st = hy_model_copy(m0, &c.m);
-  if (st != HY_OK) return HY_FAIL(err, st, "linearization: cannot copy the model");
-  c.m->opt.formulation = c.m->sizes.ncut > 0 ? HY_FORM_DOUBLE_STEP : HY_FORM_TREE;
-  c.m->opt.integrator = HY_INTEG_AUTO;
-  double* buf = NULL;
+  lin_ctx c = {.m = lz->m, .d = lz->d};
   double* work = NULL;
-  st = hy_data_make(c.m, &c.d, err);
   const unsigned seg = HY_STATE_TIME | HY_STATE_PHYSICS;
-  if (st == HY_OK) {
-    const int ns = hy_state_size(m0, d0, seg);
-    buf = hy_malloc(sizeof(double) * (size_t)ns);
-    st = buf ? hy_state_get(m0, d0, seg, buf) : HY_ERR_NOMEM;
+  if (hy_state_size(m0, d0, seg) != lz->nbuf) {
+    return HY_FAIL(err, HY_ERR_ARG, "linearization: the data is not one of the model's");
   }
+  hy_status st = hy_state_get(m0, d0, seg, lz->buf);
   // a start at the reference: the partition chosen there (the model's `independent` marks, or
   // full pivoting), consistent accelerations, the integrator's history forgotten
-  if (st == HY_OK) st = hy_state_set(c.m, c.d, seg, buf);
+  if (st == HY_OK) st = hy_state_set(c.m, c.d, seg, lz->buf);
+  if (st != HY_OK && err) *err = c.d->err;
   if (st == HY_OK && c.d->ndof == 0) {
     st = HY_FAIL(err, HY_ERR_MODEL, "linearization: model '%s' has no degree of freedom",
                  c.m->name);
@@ -327,6 +367,9 @@ hy_status hy_linear_make(const hy_model* m0, const hy_data* d0, hy_lin_method me
     double* col2 = blocks + (size_t)c.ncyl * (size_t)(2 * L->nq + 4 + c.ny) + L->nq;
     double* sdz_col = col2 + 2 * n;
     for (int j = 0; st == HY_OK && j < n; j++) {
+      // the reduced Jacobian's columns of the pressures and friction states are all analytic
+      // (analytic_blocks; z_i_dot's rows do not depend on them)
+      if (method == HY_LIN_REDUCED && c.ncyl > 0 && j >= idx_y(&c) && j < idx_u(&c)) continue;
       const int want_sd = method == HY_LIN_REDUCED && j < L->nq;
       st = column(&c, j, h, xp, fp, fm, col2, want_sd ? sdp : NULL, want_sd ? sdm : NULL,
                   want_sd ? sdz_col : NULL);
@@ -337,8 +380,9 @@ hy_status hy_linear_make(const hy_model* m0, const hy_data* d0, hy_lin_method me
     if (st == HY_OK && method == HY_LIN_REDUCED && c.ncyl > 0) {
       st = analytic_blocks(&c, sdz, blocks);
     }
-    // every coordinate's variation from the states': R_z at the reference (seed 003 Eq. 44)
-    if (st == HY_OK) st = set_state(&c, L->x);
+    // every coordinate's variation from the states': R_z at the reference (seed 003 Eq. 44),
+    // from the loop closure at the reference that analytic_blocks ended with
+    if (st == HY_OK && !(method == HY_LIN_REDUCED && c.ncyl > 0)) st = set_state(&c, L->x);
     for (int z = 0; st == HY_OK && z < c.nz; z++) {
       for (int k = 0; k < L->nq; k++) {
         double v = z == L->coord[k] ? 1.0 : 0.0;
@@ -349,15 +393,23 @@ hy_status hy_linear_make(const hy_model* m0, const hy_data* d0, hy_lin_method me
     if (st != HY_OK && err) *err = c.d->err;
   }
   hy_free(work);
-  hy_free(buf);
-  hy_data_free(c.d);
-  hy_model_free(c.m);
   if (st != HY_OK) {
     hy_linear_free(c.L);
     return st;
   }
   *out = c.L;
   return HY_OK;
+}
+
+hy_status hy_linear_make(const hy_model* m0, const hy_data* d0, hy_lin_method method, double h,
+                         hy_linear** out, hy_error* err) {
+  if (!m0 || !d0 || !out) return HY_FAIL(err, HY_ERR_ARG, "hy_linear_make: NULL argument");
+  *out = NULL;
+  hy_linearizer* lz = NULL;
+  HY_TRY(hy_linearizer_make(m0, &lz, err));
+  const hy_status st = hy_linearizer_jacobian(lz, m0, d0, method, h, out, err);
+  hy_linearizer_free(lz);
+  return st;
 }
 
 void hy_linear_state_name(const hy_model* m, const hy_linear* L, int i, char* buf, size_t size) {
