@@ -640,6 +640,22 @@ HY_API int hy_model_valve(const hy_model* m, const char* name);
 HY_API int hy_model_pressure_valve(const hy_model* m, const char* name);
 HY_API int hy_model_cylinder(const hy_model* m, const char* name);
 
+//----- named parameters ----------------------------------------------------------------------
+
+// A numerical parameter of a compiled model by its name "KIND:ELEMENT.FIELD" (body:link1.mass,
+// cylinder:cylinder.viscous, cylinder:cylinder.friction.coulomb, volume:V1.hose_volume,
+// circuit:crane.oil_bulk_modulus, valve:dcv.tau, throttle:throttle.cv, ...): where it lives in m,
+// so that a caller may change it (the sensitivities and sweeps of `hydyn linearize`), and its SI
+// unit in *unit (nullable). NULL with the reason in err (nullable) for an unknown kind, element
+// or field. Change the parameter on a copy made for the purpose (hy_model_copy) and make a new
+// data of it: what hy_data_make derived from the old value (equilibrium pressures) is not
+// updated.
+HY_API double* hy_model_param(hy_model* m, const char* name, const char** unit, hy_error* err);
+// Number of parameters of m, and the name, unit and description of parameter i into buf.
+HY_API int hy_model_param_count(const hy_model* m);
+HY_API void hy_model_param_name(const hy_model* m, int i, char* buf, size_t size,
+                                const char** unit, const char** what);
+
 // Value of signal `sig` at time t.
 HY_API double hy_signal_eval(const hy_model* m, int sig, double t);
 

@@ -52,6 +52,13 @@ static void usage(FILE* fp) {
       "                       T s from the nonlinear state at --from, written to\n"
       "                       PREFIX-simulate.csv with the largest differences printed\n"
       "  --from T0            where the linear simulation starts (default: the reference)\n"
+      "  --parameters         list the model's named parameters and stop\n"
+      "  --sensitivity LIST   derivatives of every nonzero eigenvalue with respect to the\n"
+      "                       named parameters (comma-separated; central differences of the\n"
+      "                       eigenvalues, the reference found again for each value)\n"
+      "  --sweep P=A:B:N      the eigenvalues at N values of parameter P from A to B: a table\n"
+      "                       (PREFIX-sweep.csv)\n"
+      "  --sweep-plot FILE    the root locus of the sweep (the eigenvalues of every value)\n"
       "  --quiet              print the eigenvalues only, not J and the modes\n"
       "  -h, --help           show this help\n"
       "\n"
@@ -70,6 +77,12 @@ typedef struct lin_args {
   const char* step_plot;
   double simulate, from;  // --simulate T, --from T0
   int has_from;
+  int list_params;          // --parameters
+  const char* sensitivity;  // --sensitivity P,P,...
+  char sweep_param[200];    // --sweep PARAM=A:B:N
+  double sweep_a, sweep_b;
+  int sweep_count;
+  const char* sweep_plot;
   hy_lin_method method;
 } lin_args;
 
@@ -100,12 +113,17 @@ static int parse(int argc, char** argv, lin_args* a) {
       a->quiet = 1;
       continue;
     }
+    if (strcmp(arg, "--parameters") == 0) {
+      a->list_params = 1;
+      continue;
+    }
     static const char* const valued[] = {"--at",   "--method",     "--step",
                                          "--out",  "--plot",       "--step-sweep",
-                                         "--step-plot", "--simulate",   "--from"};
+                                         "--step-plot", "--simulate",   "--from",
+                                         "--sensitivity", "--sweep",    "--sweep-plot"};
     const char* val = NULL;
     char msg[256];
-    const int opt = hy_cli_valued_option(argc, argv, &i, valued, 9, &val, msg, sizeof msg);
+    const int opt = hy_cli_valued_option(argc, argv, &i, valued, 12, &val, msg, sizeof msg);
     switch (opt) {
       case -2: return hy_cli_usage_error("linearize", "%s", msg);
       case 0:
@@ -168,6 +186,32 @@ static int parse(int argc, char** argv, lin_args* a) {
           return hy_cli_usage_error("linearize", "invalid --from '%s': expected a time >= 0 (s)", val);
         }
         a->has_from = 1;
+        break;
+      case 9:
+        if (!val[0]) return hy_cli_usage_error("linearize", "--sensitivity needs parameter names");
+        a->sensitivity = val;
+        break;
+      case 10: {
+        const char* eq = strchr(val, '=');
+        char* end = NULL;
+        if (eq && eq > val && (size_t)(eq - val) < sizeof a->sweep_param) {
+          memcpy(a->sweep_param, val, (size_t)(eq - val));
+          a->sweep_param[eq - val] = '\0';
+          a->sweep_a = strtod(eq + 1, &end);
+          if (end && *end == ':') a->sweep_b = strtod(end + 1, &end);
+          if (end && *end == ':') a->sweep_count = (int)strtol(end + 1, &end, 10);
+        }
+        if (!end || *end || a->sweep_count < 2 || a->sweep_count > 1000 ||
+            !(a->sweep_a != a->sweep_b)) {
+          return hy_cli_usage_error("linearize",
+                                    "invalid --sweep '%s': expected PARAM=A:B:N with A != B and "
+                                    "2 <= N <= 1000", val);
+        }
+        break;
+      }
+      case 11:
+        if (!val[0]) return hy_cli_usage_error("linearize", "--sweep-plot needs a file name");
+        a->sweep_plot = val;
         break;
       default: return hy_cli_usage_error("linearize", "unknown option '%s'", arg);
     }
@@ -535,12 +579,236 @@ static int simulate(const lin_args* a, const hy_model* m, hy_data* d, const hy_l
   return rc;
 }
 
+// The eigenvalues of m's Jacobian at its reference (the state at t = 0, or after --at) into
+// re, im (allocated, *n of them). The data is made afresh: a changed parameter changes the
+// equilibrium too.
+static int eigen_of(const lin_args* a, const hy_model* m, double** re, double** im, int* n) {
+  hy_data* d = NULL;
+  hy_error err;
+  memset(&err, 0, sizeof err);
+  if (hy_data_make(m, &d, &err) != HY_OK) {
+    hy_cli_print_error(&err);
+    return HY_CLI_FAIL;
+  }
+  int rc = HY_CLI_OK;
+  const long steps = a->has_at ? lround(a->at / m->opt.dt) : 0;
+  for (long k = 0; k < steps && rc == HY_CLI_OK; k++) {
+    if (hy_step(m, d) != HY_OK) {
+      hy_cli_print_error(&d->err);
+      rc = HY_CLI_FAIL;
+    }
+  }
+  hy_linear* L = NULL;
+  if (rc == HY_CLI_OK && hy_linear_make(m, d, a->method, a->step, &L, &err) != HY_OK) {
+    hy_cli_print_error(&err);
+    rc = HY_CLI_FAIL;
+  }
+  if (rc == HY_CLI_OK) {
+    *n = L->n;
+    *re = malloc(sizeof(double) * (size_t)L->n);
+    *im = malloc(sizeof(double) * (size_t)L->n);
+    if (!*re || !*im || hy_linear_eigen(L->n, L->J, *re, *im, NULL, &err) != HY_OK) {
+      if (err.msg[0]) hy_cli_print_error(&err);
+      rc = HY_CLI_FAIL;
+    }
+  }
+  hy_linear_free(L);
+  hy_data_free(d);
+  return rc;
+}
+
+// The eigenvalues with parameter `name` set to v (a copy of m).
+static int eigen_with(const lin_args* a, const hy_model* m, const char* name, double v,
+                      double** re, double** im, int* n) {
+  hy_model* c = NULL;
+  if (hy_model_copy(m, &c) != HY_OK) return HY_CLI_FAIL;
+  hy_error err;
+  memset(&err, 0, sizeof err);
+  double* p = hy_model_param(c, name, NULL, &err);
+  int rc = HY_CLI_OK;
+  if (!p) {
+    fprintf(stderr, "hydyn linearize: %s\n", err.msg);
+    rc = HY_CLI_USAGE;
+  } else {
+    *p = v;
+    rc = eigen_of(a, c, re, im, n);
+  }
+  hy_model_free(c);
+  return rc;
+}
+
+// The eigenvalue of (re, im)[0..n) nearest to (r, i).
+static int nearest(const double* re, const double* im, int n, double r, double i) {
+  int best = 0;
+  for (int k = 1; k < n; k++) {
+    if (hypot(re[k] - r, im[k] - i) < hypot(re[best] - r, im[best] - i)) best = k;
+  }
+  return best;
+}
+
+// d lambda / d theta of every nonzero eigenvalue by central differences of the eigenvalues,
+// theta +- 1e-4 |theta| (1e-6 when theta is 0), each matched to the nearest.
+static int sensitivities(const lin_args* a, hy_model* m, const double* re, const double* im, int n,
+                         double top) {
+  char list[512];
+  snprintf(list, sizeof list, "%s", a->sensitivity);
+  int rc = HY_CLI_OK;
+  for (char* name = strtok(list, ","); name && rc == HY_CLI_OK; name = strtok(NULL, ",")) {
+    hy_error err;
+    memset(&err, 0, sizeof err);
+    const char* unit = "";
+    double* p = hy_model_param(m, name, &unit, &err);
+    if (!p) {
+      fprintf(stderr, "hydyn linearize: %s\n", err.msg);
+      return HY_CLI_USAGE;
+    }
+    const double th = *p, dth = th != 0 ? 1e-4 * fabs(th) : 1e-6;
+    double *rp = NULL, *ip = NULL, *rm = NULL, *imm = NULL;
+    int np = 0, nm = 0;
+    rc = eigen_with(a, m, name, th + dth, &rp, &ip, &np);
+    if (rc == HY_CLI_OK) rc = eigen_with(a, m, name, th - dth, &rm, &imm, &nm);
+    if (rc == HY_CLI_OK) {
+      printf("\nsensitivity to %s = %.9g %s (central differences, step %.3g)\n", name, th, unit,
+             dth);
+      printf("%3s %16s %16s %16s %16s %12s\n", "k", "re (1/s)", "im (rad/s)", "d re/d theta",
+             "d im/d theta", "relative");
+      for (int k = 0; k < n; k++) {
+        const double mod = hypot(re[k], im[k]);
+        if (mod <= ZERO_REL * top) continue;  // a zero has no smooth neighbour to follow
+        const int kp = nearest(rp, ip, np, re[k], im[k]), km = nearest(rm, imm, nm, re[k], im[k]);
+        const double dr = (rp[kp] - rm[km]) / (2 * dth), di = (ip[kp] - imm[km]) / (2 * dth);
+        // (theta / |lambda|) |d lambda / d theta|: the eigenvalue's change in % per % of theta
+        printf("%3d %16.9g %16.9g %16.10g %16.10g %12.4g\n", k + 1, re[k], im[k], dr, di,
+               fabs(th) / mod * hypot(dr, di));
+      }
+    }
+    free(rp);
+    free(ip);
+    free(rm);
+    free(imm);
+  }
+  return rc;
+}
+
+// The eigenvalues at N values of a parameter: a table, and the root locus.
+static int sweep(const lin_args* a, const hy_model* m, const char* prefix) {
+  const int N = a->sweep_count;
+  hy_model* probe = NULL;
+  if (hy_model_copy(m, &probe) != HY_OK) return HY_CLI_FAIL;
+  hy_error err;
+  memset(&err, 0, sizeof err);
+  const char* unit = "";
+  const double* p = hy_model_param(probe, a->sweep_param, &unit, &err);
+  hy_model_free(probe);
+  if (!p) {
+    fprintf(stderr, "hydyn linearize: %s\n", err.msg);
+    return HY_CLI_USAGE;
+  }
+  FILE* fp = NULL;
+  char path[512];
+  if (prefix) {
+    fp = open_csv(prefix, "sweep", path, sizeof path);
+    if (!fp) return HY_CLI_FAIL;
+    fprintf(fp, "%s[%s],k,re[1/s],im[rad/s],omega_n[rad/s],zeta\n", a->sweep_param, unit);
+  }
+  double* xs = NULL;
+  double* ys = NULL;
+  long npt = 0, cap = 0;
+  int rc = HY_CLI_OK;
+  printf("\nsweep of %s from %g to %g %s (%d values)\n", a->sweep_param, a->sweep_a, a->sweep_b,
+         unit, N);
+  for (int i = 0; i < N && rc == HY_CLI_OK; i++) {
+    const double v = a->sweep_a + (a->sweep_b - a->sweep_a) * i / (N - 1);
+    double *re = NULL, *im = NULL;
+    int n = 0;
+    rc = eigen_with(a, m, a->sweep_param, v, &re, &im, &n);
+    if (rc == HY_CLI_OK) {
+      printf("%14.6g:", v);
+      for (int k = 0; k < n; k++) {
+        const double mod = hypot(re[k], im[k]);
+        if (im[k] >= 0) printf(" %.5g%+.5gi", re[k], im[k]);
+        if (fp) {
+          fprintf(fp, "%.17g,%d,%.17g,%.17g,%.17g,%.17g\n", v, k + 1, re[k], im[k], mod,
+                  mod > 0 ? -re[k] / mod : 0.0);
+        }
+        if (npt == cap) {
+          cap = cap ? 2 * cap : 64;
+          double* nx = realloc(xs, sizeof(double) * (size_t)cap);
+          double* ny = nx ? realloc(ys, sizeof(double) * (size_t)cap) : NULL;
+          if (!nx || !ny) {
+            xs = nx ? nx : xs;
+            rc = HY_CLI_FAIL;
+            break;
+          }
+          xs = nx;
+          ys = ny;
+        }
+        xs[npt] = re[k];
+        ys[npt] = im[k];
+        npt++;
+      }
+      putchar('\n');
+    }
+    free(re);
+    free(im);
+  }
+  if (fp && fclose(fp) != 0 && rc == HY_CLI_OK) rc = HY_CLI_FAIL;
+  if (rc == HY_CLI_OK && a->sweep_plot && npt > 0) {
+    // the oscillating eigenvalues are what a root locus is read for: real ones more than ten
+    // times faster than the fastest of them would squeeze them into a corner, and are left out
+    double osc = 0;
+    for (long i = 0; i < npt; i++) {
+      if (ys[i] != 0) osc = fmax(osc, hypot(xs[i], ys[i]));
+    }
+    long kept = 0, left = 0;
+    for (long i = 0; i < npt; i++) {
+      if (osc > 0 && hypot(xs[i], ys[i]) > 10 * osc) {
+        left++;
+        continue;
+      }
+      xs[kept] = xs[i];
+      ys[kept] = ys[i];
+      kept++;
+    }
+    npt = kept;
+    if (left > 0) {
+      fprintf(stderr, "note: the root locus leaves out %ld real eigenvalues faster than %.3g 1/s "
+              "(ten times the fastest oscillating one); PREFIX-sweep.csv has them\n", left,
+              10 * osc);
+    }
+    char title[300];
+    snprintf(title, sizeof title, "%.60s: root locus over %.120s = %g .. %g %.20s", m->name,
+             a->sweep_param,
+             a->sweep_a, a->sweep_b, unit);
+    const hy_fig_curve curve = {.y = ys, .name = "im", .label = "eigenvalues", .unit = "rad/s",
+                                .group = "Im(lambda)", .color = 0};
+    const hy_fig fig = {.npoint = npt, .x = xs, .x_name = "Re(lambda)", .x_unit = "1/s",
+                        .curve = &curve, .ncurve = 1, .title = title, .scatter = 1};
+    char msg[256];
+    rc = hy_fig_render(&fig, a->sweep_plot, NULL, msg, sizeof msg);
+    if (rc != HY_CLI_OK) fprintf(stderr, "hydyn linearize: %s\n", msg);
+  }
+  free(xs);
+  free(ys);
+  return rc;
+}
+
 int hy_cli_linearize(int argc, char** argv) {
   lin_args a = {.method = HY_LIN_REDUCED, .step = 1e-5};
   const int prc = parse(argc, argv, &a);
   if (prc >= 0) return prc;
   hy_model* m = NULL;
   if (hy_cli_load_model(a.model, &m) != HY_CLI_OK) return HY_CLI_FAIL;
+  if (a.list_params) {
+    char name[300];
+    for (int i = 0; i < hy_model_param_count(m); i++) {
+      const char *unit = "", *what = "";
+      hy_model_param_name(m, i, name, sizeof name, &unit, &what);
+      printf("%-48s %14.6g %-20s %s\n", name, *hy_model_param(m, name, NULL, NULL), unit, what);
+    }
+    hy_model_free(m);
+    return HY_CLI_OK;
+  }
   hy_data* d = NULL;
   if (hy_cli_make_data(m, a.model, &d) != HY_CLI_OK) {
     hy_model_free(m);
@@ -610,32 +878,21 @@ int hy_cli_linearize(int argc, char** argv) {
              "equations; %d eigenvalues are zero here)\n",
              2 * (m->sizes.nz - d->ndof), zeros);
     }
-    if (!a.no_out) {
-      char prefix[300];
-      if (a.out) {
-        snprintf(prefix, sizeof prefix, "%s", a.out);
-      } else {
-        snprintf(prefix, sizeof prefix, "%s-linear", m->name);
-      }
-      rc = write_files(m, L, prefix, re, im, vr, top);
+    // the files' prefix, one for every file the options ask for
+    char prefix[300];
+    if (a.out) {
+      snprintf(prefix, sizeof prefix, "%s", a.out);
+    } else {
+      snprintf(prefix, sizeof prefix, "%s-linear", m->name);
     }
+    const char* files = a.no_out ? NULL : prefix;
+    if (files) rc = write_files(m, L, files, re, im, vr, top);
     if (rc == HY_CLI_OK && a.plot) rc = plot(m, re, im, n, a.plot);
-    if (rc == HY_CLI_OK && a.sweep_n > 0) {
-      char prefix[300];
-      snprintf(prefix, sizeof prefix, "%s", a.out ? a.out : m->name);
-      if (!a.out) snprintf(prefix, sizeof prefix, "%s-linear", m->name);
-      rc = step_sweep(&a, m, d, re, im, n, top, a.no_out ? NULL : prefix);
-    }
+    if (rc == HY_CLI_OK && a.sweep_n > 0) rc = step_sweep(&a, m, d, re, im, n, top, files);
+    if (rc == HY_CLI_OK && a.sensitivity) rc = sensitivities(&a, m, re, im, n, top);
+    if (rc == HY_CLI_OK && a.sweep_count > 0) rc = sweep(&a, m, files);
     // last: it steps the data on from the reference
-    if (rc == HY_CLI_OK && a.simulate > 0) {
-      char prefix[300];
-      if (a.out) {
-        snprintf(prefix, sizeof prefix, "%s", a.out);
-      } else {
-        snprintf(prefix, sizeof prefix, "%s-linear", m->name);
-      }
-      rc = simulate(&a, m, d, L, a.no_out ? NULL : prefix);
-    }
+    if (rc == HY_CLI_OK && a.simulate > 0) rc = simulate(&a, m, d, L, files);
   }
   free(re);
   free(im);

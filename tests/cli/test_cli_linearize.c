@@ -1,6 +1,7 @@
 // `hydyn linearize` run as a child process: the summary line, the eigenvalue table with its
 // kinds, the CSV files (read back), the complex-plane figure, and bad command lines.
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,60 @@ START_TEST(linearize_four_bar) {
 }
 END_TEST
 
+// The sensitivity of the oil column's frequency to the mass against the closed form
+// d omega / d m = -omega / (2 m) (omega^2 = (B_a A_a^2/V_a + B_b A_b^2/V_b) / m), a sweep's table
+// and root locus, and the named parameters.
+START_TEST(linearize_sensitivity_and_sweep) {
+  make_tmp_dir("hydyn_linearize_sens");
+  char model[512];
+  snprintf(model, sizeof model, "%s/tests/data/oil-column.yaml", HY_SOURCE_DIR);
+  HYDYN("linearize", model, "--quiet", "--no-out", "--sensitivity", "body:mass.mass");
+  ck_assert_msg(result.status == 0, "status %d:\n%s", result.status, result.err);
+  const char* at = strstr(result.out, "sensitivity to body:mass.mass = 500 kg");
+  ck_assert_ptr_nonnull(at);
+  // the row of the eigenvalue with positive imaginary part: k, re, im, d re, d im, relative
+  double w = 0, dw = 0;
+  for (const char* line = strchr(at, '\n'); line; line = strchr(line + 1, '\n')) {
+    int k;
+    double re, im, dre, dim, rel;
+    if (sscanf(line + 1, "%d %lf %lf %lf %lf %lf", &k, &re, &im, &dre, &dim, &rel) == 6 && im > 0) {
+      w = im;
+      dw = dim;
+      break;
+    }
+  }
+  ck_assert_double_gt(w, 0);
+  ck_assert_msg(fabs(dw + w / (2 * 500)) <= 1e-6 * w / 1000, "d omega/dm %.9g, closed form %.9g",
+                dw, -w / 1000);
+  // a sweep of the mass: three values, four eigenvalues each, and the root locus
+  HYDYN("linearize", model, "--quiet", "--out", "sw", "--sweep", "body:mass.mass=250:1000:3",
+        "--sweep-plot", "rl.png");
+  ck_assert_msg(result.status == 0, "status %d:\n%s", result.status, result.err);
+  char path[256], line[512];
+  tmp_path(path, sizeof path, "sw-sweep.csv");
+  FILE* fp = fopen(path, "r");
+  ck_assert_ptr_nonnull(fp);
+  ck_assert_ptr_nonnull(fgets(line, sizeof line, fp));
+  ASSERT_HAS(line, "body:mass.mass[kg],k,re[1/s],im[rad/s]");
+  int rows = 0;
+  while (fgets(line, sizeof line, fp)) rows++;
+  fclose(fp);
+  ck_assert_int_eq(rows, 3 * 4);
+  tmp_path(path, sizeof path, "rl.png");
+  fp = fopen(path, "rb");
+  ck_assert_ptr_nonnull(fp);
+  fclose(fp);
+  // the named parameters, and a name that is none of them
+  HYDYN("linearize", model, "--parameters");
+  ck_assert_int_eq(result.status, 0);
+  ASSERT_HAS(result.out, "cylinder:cylinder.area_a");
+  ASSERT_HAS(result.out, "volume:Va.hose_volume");
+  HYDYN("linearize", model, "--quiet", "--no-out", "--sensitivity", "body:nobody.mass");
+  ck_assert_int_eq(result.status, 2);
+  ASSERT_HAS(result.err, "has no body named 'nobody'");
+}
+END_TEST
+
 START_TEST(linearize_bad_command_lines) {
   make_tmp_dir("hydyn_linearize_bad");
   static const char* const bad[][4] = {
@@ -77,6 +132,7 @@ START_TEST(linearize_bad_command_lines) {
       {"linearize", "four-bar-a", "--at", "-1"},
       {"linearize", "four-bar-a", "--frobnicate", NULL},
       {"linearize", "four-bar-a", "--step-sweep", "1e-3:1e-5:4"},
+      {"linearize", "four-bar-a", "--sweep", "body:crank.mass=1:1:3"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     run_hydyn((const char*[]){bad[k][0], bad[k][1], bad[k][2], bad[k][3], NULL}, NULL, &result);
@@ -91,6 +147,7 @@ Suite* cli_linearize_suite(void) {
   TCase* tc = tcase_create("linearize");
   tcase_set_timeout(tc, 30);
   tcase_add_test(tc, linearize_four_bar);
+  tcase_add_test(tc, linearize_sensitivity_and_sweep);
   tcase_add_test(tc, linearize_bad_command_lines);
   suite_add_tcase(s, tc);
   return s;

@@ -1,0 +1,156 @@
+// Named numerical parameters of a compiled model, "kind:element.field" (`hydyn linearize
+// --sensitivity`, `--sweep`): one table of what a user may vary, each entry a place in the
+// model's arrays. The derived quantities the compiler computed from a parameter (the planar
+// records of a body's inertia, say) are not recomputed: the table holds only parameters that
+// the engine reads directly.
+#include <stdio.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "model/model.h"
+
+typedef enum kind { K_BODY, K_CYL, K_VOL, K_CIRC, K_VLV, K_ORF, K_COUNT } kind;
+
+static const char* const kind_names[K_COUNT] = {"body", "cylinder", "volume", "circuit", "valve",
+                                                "throttle"};
+
+typedef struct field {
+  kind k;
+  const char* name;
+  const char* unit;
+  const char* what;
+} field;
+
+static const field fields[] = {
+    {K_BODY, "mass", "kg", "the body's mass"},
+    {K_CYL, "area_a", "m^2", "piston area"},
+    {K_CYL, "area_b", "m^2", "rod-side annulus area"},
+    {K_CYL, "viscous", "N s/m", "viscous coefficient c"},
+    {K_CYL, "bulk_modulus", "Pa", "container modulus of the chambers"},
+    {K_CYL, "damper_k", "N/m", "end damper stiffness"},
+    {K_CYL, "damper_c", "N s/m", "end damper damping"},
+    {K_CYL, "friction.coulomb", "N", "seal friction F_c"},
+    {K_CYL, "friction.stiction", "N", "seal friction F_s"},
+    {K_CYL, "friction.viscous", "N s/m", "seal friction sigma2"},
+    {K_CYL, "friction.stribeck_velocity", "m/s", "seal friction v_s"},
+    {K_VOL, "hose_volume", "m^3", "hose and pipe volume"},
+    {K_VOL, "hose_bulk_modulus", "Pa", "container modulus of the hoses"},
+    {K_CIRC, "oil_bulk_modulus", "Pa", "oil bulk modulus B0"},
+    {K_VLV, "cv", "m^3/(s V sqrt(Pa))", "flow coefficient per metering path"},
+    {K_VLV, "tau", "s", "spool time constant"},
+    {K_ORF, "cv", "m^3/(s sqrt(Pa))", "flow coefficient"},
+};
+enum { NFIELD = (int)(sizeof fields / sizeof fields[0]) };
+
+static int count_of(const hy_model* m, kind k) {
+  switch (k) {
+    case K_BODY: return m->sizes.nbody;
+    case K_CYL: return m->sizes.ncyl;
+    case K_VOL: return m->sizes.nvol;
+    case K_CIRC: return m->sizes.ncirc;
+    case K_VLV: return m->sizes.nvlv;
+    case K_ORF: return m->sizes.norf;
+    default: return 0;
+  }
+}
+
+static const char* element_name(const hy_model* m, kind k, int i) {
+  switch (k) {
+    case K_BODY: return m->body_name + (size_t)i * HY_NAME_MAX;
+    case K_CYL: return m->frc_name + (size_t)m->cyl_frc[i] * HY_NAME_MAX;
+    case K_VOL: return m->vol_name + (size_t)i * HY_NAME_MAX;
+    case K_CIRC: return m->circ_name + (size_t)i * HY_NAME_MAX;
+    case K_VLV: return m->vlv_name + (size_t)i * HY_NAME_MAX;
+    case K_ORF: return m->orf_name + (size_t)i * HY_NAME_MAX;
+    default: return "";
+  }
+}
+
+static double* place(hy_model* m, const field* f, int i) {
+  hy_friction_def* fr = f->k == K_CYL ? m->cyl_fric + i : NULL;
+  switch (f->k) {
+    case K_BODY: return m->body_mass + i;
+    case K_CYL:
+      if (strcmp(f->name, "area_a") == 0) return m->cyl_area_a + i;
+      if (strcmp(f->name, "area_b") == 0) return m->cyl_area_b + i;
+      if (strcmp(f->name, "viscous") == 0) return m->cyl_visc + i;
+      if (strcmp(f->name, "bulk_modulus") == 0) return m->cyl_B + i;
+      if (strcmp(f->name, "damper_k") == 0) return m->cyl_kd + i;
+      if (strcmp(f->name, "damper_c") == 0) return m->cyl_cd + i;
+      if (strcmp(f->name, "friction.coulomb") == 0) return &fr->coulomb;
+      if (strcmp(f->name, "friction.stiction") == 0) return &fr->stiction;
+      if (strcmp(f->name, "friction.viscous") == 0) return &fr->viscous;
+      return &fr->stribeck_velocity;
+    case K_VOL:
+      return strcmp(f->name, "hose_volume") == 0 ? m->vol_hose + i : m->vol_B_hose + i;
+    case K_CIRC: return m->circ_B_oil + i;
+    case K_VLV: return strcmp(f->name, "cv") == 0 ? m->vlv_cv + i : m->vlv_tau + i;
+    case K_ORF: return m->orf_cv + i;
+    default: return NULL;
+  }
+}
+
+double* hy_model_param(hy_model* m, const char* name, const char** unit, hy_error* err) {
+  if (!m || !name) {
+    HY_FAIL(err, HY_ERR_ARG, "hy_model_param: NULL argument");
+    return NULL;
+  }
+  const char* colon = strchr(name, ':');
+  const char* dot = colon ? strchr(colon + 1, '.') : NULL;
+  if (!colon || !dot) {
+    HY_FAIL(err, HY_ERR_ARG,
+            "parameter '%s': expected KIND:ELEMENT.FIELD, e.g. cylinder:cylinder.viscous "
+            "('hydyn linearize MODEL --parameters' lists them)", name);
+    return NULL;
+  }
+  char elem[HY_NAME_MAX];
+  const size_t klen = (size_t)(colon - name);
+  size_t elen = (size_t)(dot - colon - 1);
+  if (elen >= sizeof elem) elen = sizeof elem - 1;
+  memcpy(elem, colon + 1, elen);
+  elem[elen] = '\0';
+  for (int k = 0; k < K_COUNT; k++) {
+    if (strlen(kind_names[k]) != klen || strncmp(kind_names[k], name, klen) != 0) continue;
+    for (int i = 0; i < count_of(m, (kind)k); i++) {
+      if (strcmp(element_name(m, (kind)k, i), elem) != 0) continue;
+      for (int f = 0; f < NFIELD; f++) {
+        if (fields[f].k == (kind)k && strcmp(fields[f].name, dot + 1) == 0) {
+          if (unit) *unit = fields[f].unit;
+          return place(m, fields + f, i);
+        }
+      }
+      HY_FAIL(err, HY_ERR_ARG, "parameter '%s': a %s has no field '%s' ('hydyn linearize MODEL "
+              "--parameters' lists them)", name, kind_names[k], dot + 1);
+      return NULL;
+    }
+    HY_FAIL(err, HY_ERR_ARG, "parameter '%s': model '%s' has no %s named '%s'", name, m->name,
+            kind_names[k], elem);
+    return NULL;
+  }
+  HY_FAIL(err, HY_ERR_ARG,
+          "parameter '%s': unknown kind '%.*s' (body, cylinder, volume, circuit, valve, throttle)",
+          name, (int)klen, name);
+  return NULL;
+}
+
+int hy_model_param_count(const hy_model* m) {
+  int n = 0;
+  for (int f = 0; f < NFIELD; f++) n += count_of(m, fields[f].k);
+  return n;
+}
+
+void hy_model_param_name(const hy_model* m, int i, char* buf, size_t size, const char** unit,
+                         const char** what) {
+  for (int f = 0; f < NFIELD; f++) {
+    const int n = count_of(m, fields[f].k);
+    if (i < n) {
+      snprintf(buf, size, "%s:%s.%s", kind_names[fields[f].k], element_name(m, fields[f].k, i),
+               fields[f].name);
+      if (unit) *unit = fields[f].unit;
+      if (what) *what = fields[f].what;
+      return;
+    }
+    i -= n;
+  }
+  if (size) buf[0] = '\0';
+}
