@@ -217,6 +217,11 @@ static int parse(int argc, char** argv, lin_args* a) {
     }
   }
   if (!a->model) return hy_cli_usage_error("linearize", "no model given");
+  if (a->sweep_n > 0 && a->method != HY_LIN_REDUCED) {
+    return hy_cli_usage_error("linearize",
+                              "--step-sweep measures the counterpart against the reduced "
+                              "Jacobian: use it with --method reduced (the default)");
+  }
   return -1;
 }
 

@@ -125,7 +125,7 @@ END_TEST
 
 START_TEST(linearize_bad_command_lines) {
   make_tmp_dir("hydyn_linearize_bad");
-  static const char* const bad[][4] = {
+  static const char* const bad[][6] = {
       {"linearize", NULL, NULL, NULL},
       {"linearize", "four-bar-a", "--method", "exact"},
       {"linearize", "four-bar-a", "--step", "2"},
@@ -133,9 +133,12 @@ START_TEST(linearize_bad_command_lines) {
       {"linearize", "four-bar-a", "--frobnicate", NULL},
       {"linearize", "four-bar-a", "--step-sweep", "1e-3:1e-5:4"},
       {"linearize", "four-bar-a", "--sweep", "body:crank.mass=1:1:3"},
+      {"linearize", "four-bar-a", "--method", "fd", "--step-sweep", "1e-8:1e-2:3"},
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-    run_hydyn((const char*[]){bad[k][0], bad[k][1], bad[k][2], bad[k][3], NULL}, NULL, &result);
+    run_hydyn((const char*[]){bad[k][0], bad[k][1], bad[k][2], bad[k][3], bad[k][4], bad[k][5],
+                              NULL},
+              NULL, &result);
     ck_assert_msg(result.status == 2, "case %zu: status %d", k, result.status);
     ASSERT_HAS(result.err, "hydyn linearize:");
   }
