@@ -2,6 +2,7 @@
 #ifndef HYDYN_SRC_CLI_CLI_H_
 #define HYDYN_SRC_CLI_CLI_H_
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -30,6 +31,12 @@ int hy_cli_report(int argc, char** argv);
 int hy_cli_cosim(int argc, char** argv);
 // `hydyn linearize`: argv[0] is "linearize". Returns an exit status.
 int hy_cli_linearize(int argc, char** argv);
+// SIGINT or SIGTERM asking a long command (run, report, cosim) to stop after its current step:
+// the signal, 0 while none came (cli_signal.c). hy_cli_catch_stop_signals clears it and installs
+// the handler, which also puts the default action back, so that a second Ctrl-C ends the
+// process at once.
+extern volatile sig_atomic_t hy_cli_stop_signal;
+void hy_cli_catch_stop_signals(void);
 // Lists the built-in models on fp, separated by `sep`.
 void hy_cli_list_builtins(FILE* fp, const char* sep);
 

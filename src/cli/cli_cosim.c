@@ -552,21 +552,6 @@ static double now_seconds(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop_signal(int sig) {
-  stop_signal = sig;
-  signal(sig, SIG_DFL);
-}
-
-static void catch_stop_signals(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-}
 
 static void track_row(track* tr, const hy_cosim* cs, const int* s_col, const double* row) {
   if (!tr || tr->n >= tr->cap) return;
@@ -676,7 +661,7 @@ static void run_one(const hy_model* m, const hy_cosim_config* c, hy_writer* w, c
     snprintf(r->msg, sizeof r->msg, "writing '%s' failed at t = 0 s: %s", out, err.msg);
   }
   long n = 0;
-  for (; n < N && r->status == HY_OK && !stop_signal; n++) {
+  for (; n < N && r->status == HY_OK && !hy_cli_stop_signal; n++) {
     r->status = hy_cosim_step(cs, &err);
     if (r->status != HY_OK) {
       snprintf(r->msg, sizeof r->msg, "%s",
@@ -1038,7 +1023,7 @@ static int single_run(const cosim_args* a, const hy_model* m, double t_end, cons
       t_end, r.steps, r.e.E_res, r.e.E_res_abs, r.e.E_bal);
   if (isfinite(r.err_max)) add(&sum, " err_s_max=%.3g m err_s_rms=%.3g m", r.err_max, r.err_rms);
   add(&sum, " wall=%.4g s rtf=%.4g", r.wall, r.rtf);
-  if (stop_signal) add(&sum, " stopped_at=%.9g s", r.t_stop);
+  if (hy_cli_stop_signal) add(&sum, " stopped_at=%.9g s", r.t_stop);
   if (out && hy_results_format_of(out) == HY_RESULTS_HDF5) {
     add(&sum, " hdf5=%s", out);
   } else {
@@ -1057,11 +1042,11 @@ static int single_run(const cosim_args* a, const hy_model* m, double t_end, cons
               tr.v[(tr.n - 1) * tr.width], r.steps);
     }
   }
-  if (rc == HY_CLI_OK && stop_signal) {
+  if (rc == HY_CLI_OK && hy_cli_stop_signal) {
     fprintf(stderr, "hydyn: stopped by %s at t = %.9g s after %ld steps%s%s\n",
-            stop_signal == SIGINT ? "SIGINT" : "SIGTERM", r.t_stop, r.steps,
+            hy_cli_stop_signal == SIGINT ? "SIGINT" : "SIGTERM", r.t_stop, r.steps,
             out ? "; the records are whole up to there in " : "", out ? out : "");
-    rc = 128 + (int)stop_signal;
+    rc = 128 + (int)hy_cli_stop_signal;
   }
   if (rc == HY_CLI_OK || rc > 128) {
     FILE* fp = out && strcmp(out, "-") == 0 ? stderr : stdout;
@@ -1116,7 +1101,7 @@ static int sweep(const cosim_args* a, const hy_model* m, double t_end, const ref
           double Es[MAX_H];
           int ok[MAX_H];
           int ran = 0;
-          for (int i = 0; i < nH && !stop_signal; i++, ran++) {
+          for (int i = 0; i < nH && !hy_cli_stop_signal; i++, ran++) {
             rg[i].c = make_config(a, t_end, cp, ex, mb, hy, a->H[i]);
             track tr = {0};
             if (track_init(&tr, m, &rg[i].c) != 0) {
@@ -1172,15 +1157,15 @@ static int sweep(const cosim_args* a, const hy_model* m, double t_end, const ref
   }
   fprintf(summary, "sweep: model=%s runs=%d completed=%d table=%s\n", m->name, done, completed,
           path);
-  if (a->plot && rc == HY_CLI_OK && !stop_signal) {
+  if (a->plot && rc == HY_CLI_OK && !hy_cli_stop_signal) {
     char title[200];
     snprintf(title, sizeof title, "%s: residual energy at t_end = %g s against H", m->name, t_end);
     rc = plot_sweep(rows, ncfg, nH, a->H, ref && ref->n > 0, a->plot, title, a->quiet);
   }
-  if (stop_signal && rc == HY_CLI_OK) {
+  if (hy_cli_stop_signal && rc == HY_CLI_OK) {
     fprintf(stderr, "hydyn: sweep stopped by %s after %d runs; %s holds them\n",
-            stop_signal == SIGINT ? "SIGINT" : "SIGTERM", done, path);
-    rc = 128 + (int)stop_signal;
+            hy_cli_stop_signal == SIGINT ? "SIGINT" : "SIGTERM", done, path);
+    rc = 128 + (int)hy_cli_stop_signal;
   }
   free(rows);
   return rc;
@@ -1231,8 +1216,7 @@ int hy_cli_cosim(int argc, char** argv) {
     hy_model_free(m);
     return HY_CLI_FAIL;
   }
-  stop_signal = 0;
-  catch_stop_signals();
+  hy_cli_catch_stop_signals();
   reference ref = {0};
   if (a.reference) {
     rc = strcmp(a.reference, "auto") == 0 ? reference_auto(m, t_end, &ref)

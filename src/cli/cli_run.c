@@ -483,26 +483,6 @@ static void recording_free(recording* r) {
   hy_channels_free(r->ch);
 }
 
-//----- signals ----------------------------------------------------------------------------------
-
-// The signal that asked the run to stop (0: none). hy_run reads it after every step; the handler
-// only stores it, and puts the default action back so that a second Ctrl-C ends the process at
-// once when a step hangs.
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop_signal(int sig) {
-  stop_signal = sig;
-  signal(sig, SIG_DFL);
-}
-
-static void catch_stop_signals(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-}
 
 //----- progress ---------------------------------------------------------------------------------
 
@@ -811,9 +791,8 @@ int hy_cli_run(int argc, char** argv) {
     ro.progress = show_progress;
     ro.progress_user = &prog;
   }
-  stop_signal = 0;
-  catch_stop_signals();
-  ro.stop = &stop_signal;
+  hy_cli_catch_stop_signals();
+  ro.stop = &hy_cli_stop_signal;
   hy_run_summary r;
   s = hy_run(m, d, &ro, &r);
   clear_progress(&prog);
@@ -827,8 +806,8 @@ int hy_cli_run(int argc, char** argv) {
     fprintf(stderr, "hydyn: writing '%s' failed: %s\n", out, close_err.msg);
     rc = HY_CLI_FAIL;
   }
-  if (r.stopped && stop_signal) {
-    const int sig = (int)stop_signal;
+  if (r.stopped && hy_cli_stop_signal) {
+    const int sig = (int)hy_cli_stop_signal;
     fprintf(stderr, "hydyn: stopped by %s at t = %.9g s after %lld steps",
             sig == SIGINT ? "SIGINT" : "SIGTERM", r.t_reached, r.steps);
     if (out) fprintf(stderr, "; %s holds the rows up to there", out);
