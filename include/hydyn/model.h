@@ -43,7 +43,8 @@ typedef struct hy_srcpos {
 // A rigid body. Its frame is fixed to it; the centre of mass and inertia are given in it.
 typedef struct hy_body_def {
   char name[HY_NAME_MAX];
-  double mass;          // kg, > 0
+  double mass;          // kg, >= 0 (0: a massless link; the tree's mass matrix must stay
+                        // positive definite)
   double com[3];        // centre of mass in the body frame (m)
   double inertia[9];    // inertia tensor about the centre of mass, body frame (kg m^2)
   hy_srcpos pos;
@@ -115,6 +116,19 @@ typedef struct hy_cut_def {
   double up_b[3];    // default 0 (chosen by the compiler)
   hy_srcpos pos;
 } hy_cut_def;
+
+// A nonholonomic constraint (seed 003 Eqs. 11, 14: a row of B(z), with B(z) z_dot = 0): a
+// velocity constraint that no position constraint integrates to.
+//   knife_edge: the velocity of marker's point along `axis` is zero, the axis fixed to the
+//               marker's body (a wheel that rolls without side slip: axis = the wheel's axle).
+// The marker must be on a body; on a planar model the axis must lie in the plane of motion.
+typedef struct hy_nonholonomic_def {
+  char name[HY_NAME_MAX];
+  hy_nonholonomic_type type;
+  char marker[HY_NAME_MAX];
+  double axis[3];  // in the frame of the marker's body, normalized by the compiler
+  hy_srcpos pos;
+} hy_nonholonomic_def;
 
 // A force element between two markers. An actuator pushes marker_b away from marker_a with
 // value * signal(t) newtons (pulls when negative); with `equilibrium` set, the value is instead
@@ -288,6 +302,7 @@ HY_API hy_marker_def hy_marker_def_default(void);
 HY_API hy_signal_def hy_signal_def_default(void);
 HY_API hy_load_def hy_load_def_default(void);
 HY_API hy_cut_def hy_cut_def_default(void);
+HY_API hy_nonholonomic_def hy_nonholonomic_def_default(void);
 HY_API hy_force_def hy_force_def_default(void);
 // Hydraulic defaults (seeds README, "Hydraulic circuit parameters"): law constant, laminar
 // cubic, dp_lim = 2e5 Pa, p0 = NAN, init given; every other number 0 (physical values such as
@@ -328,6 +343,7 @@ HY_API hy_status hy_spec_add_marker(hy_spec* s, const hy_marker_def* def);
 HY_API hy_status hy_spec_add_signal(hy_spec* s, const hy_signal_def* def);
 HY_API hy_status hy_spec_add_load(hy_spec* s, const hy_load_def* def);
 HY_API hy_status hy_spec_add_cut(hy_spec* s, const hy_cut_def* def);
+HY_API hy_status hy_spec_add_nonholonomic(hy_spec* s, const hy_nonholonomic_def* def);
 HY_API hy_status hy_spec_add_force(hy_spec* s, const hy_force_def* def);
 HY_API hy_status hy_spec_set_planar(hy_spec* s, hy_planar planar);
 HY_API hy_status hy_spec_add_circuit(hy_spec* s, const hy_circuit_def* def);
@@ -351,6 +367,8 @@ typedef struct hy_sizes {
   int nload;    // applied loads
   int ncut;     // cut joints
   int neq;      // constraint equations of all cut joints (m)
+  int nnh;      // nonholonomic constraints, one equation each (l): rows neq .. neq + nnh - 1
+                // of D = [Phi_z; B] (seed 003 Eq. 14) in hy_data.phi_z
   int nfrc;     // force elements
   int ncirc;    // hydraulic circuits (oil properties)
   int nvol;     // hydraulic volumes (pressure states)
@@ -469,6 +487,11 @@ typedef enum hy_option_key {
   X(int, cut_eqadr, sz.ncut)                   /* first equation in Phi */              \
   X(int, cut_neq, sz.ncut)                     /* number of equations */                \
   X(hy_srcpos, cut_src, sz.ncut)               /* where it is defined in the file */    \
+  X(char, nh_name, sz.nnh * HY_NAME_MAX)       /* nonholonomic constraint names */      \
+  X(int, nh_type, sz.nnh)                      /* hy_nonholonomic_type */               \
+  X(int, nh_mrk, sz.nnh)                       /* its marker (on a body) */             \
+  X(double, nh_axis, sz.nnh * 3)               /* unit axis, the marker body's frame */ \
+  X(hy_srcpos, nh_src, sz.nnh)                 /* where it is defined in the file */    \
   X(char, frc_name, sz.nfrc * HY_NAME_MAX)     /* force element names */                \
   X(int, frc_type, sz.nfrc)                    /* hy_force_type */                      \
   X(int, frc_mrk_a, sz.nfrc)                   /* marker a */                           \
@@ -627,6 +650,7 @@ HY_API int hy_model_joint(const hy_model* m, const char* name);
 HY_API int hy_model_marker(const hy_model* m, const char* name);
 HY_API int hy_model_signal(const hy_model* m, const char* name);
 HY_API int hy_model_cut(const hy_model* m, const char* name);
+HY_API int hy_model_nonholonomic(const hy_model* m, const char* name);
 HY_API int hy_model_force(const hy_model* m, const char* name);
 // Hydraulics: a cylinder's force element is hy_model_force(m, name) (its index into frc_*
 // arrays), its cylinder index hy_model_cylinder(m, name). A source's node number is nvol + its

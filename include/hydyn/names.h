@@ -59,6 +59,16 @@ HY_API const char* hy_cut_type_name(hy_cut_type type);
 // leaving *out unchanged.
 HY_API hy_status hy_cut_type_parse(const char* s, hy_cut_type* out);
 
+//----- nonholonomic constraints --------------------------------------------------------------
+
+// Name of a nonholonomic constraint type: "knife_edge" (static string); "unknown" for a value
+// outside hy_nonholonomic_type.
+HY_API const char* hy_nonholonomic_type_name(hy_nonholonomic_type type);
+
+// Parses a nonholonomic constraint type name ("knife_edge", exact and case-sensitive) into *out.
+// Returns HY_OK, or HY_ERR_ARG for NULL arguments or an unknown name, leaving *out unchanged.
+HY_API hy_status hy_nonholonomic_type_parse(const char* s, hy_nonholonomic_type* out);
+
 //----- friction laws ---------------------------------------------------------------------------
 
 // Name of a seal friction law: "none", "coulomb", "bengisu-akay", "brown-mcphee", "lugre" or

@@ -24,6 +24,7 @@ typedef struct hy_stats {
   double wall_last;         // seconds the last step took (with opt.time_steps)
   long npartition;          // double-step partitions chosen (1 + re-selections)
   double violation_max;     // largest |Phi_i| after a step since t = 0 (m or rad)
+  double nh_violation_max;  // largest |B zd| after a step since t = 0 (m/s)
   long nsubstep;            // integrator steps taken: one per hy_step, more when a step was
                             // cut or sized by error control
   long ncut;                // step attempts whose Newton iteration failed and that were retried
@@ -78,12 +79,16 @@ typedef struct hy_data {
   double* M;  // M'(z), row-major                                        (nz x nz)
   double* Q;  // Q'(z, zd, t)                                            (nz)
 
-  // closed loops (cut joints), seed 000 Sects. 2.2-2.3
+  // closed loops (cut joints), seed 000 Sects. 2.2-2.3, and nonholonomic constraints
+  // B(z) zd = 0 (seed 003 Eqs. 11, 14): nc = neq + nnh velocity-level rows D = [Phi_z; B]
   double* phi;       // constraint equations Phi(z) (m or rad)                  (neq)
-  double* phi_z;     // Jacobian Phi_z, row-major                               (neq x nz)
-  double* phi_bias;  // Phi_z_dot * zd, the velocity-product term of Phi_ddot   (neq)
-  double* lam;       // penalty multipliers lambda, Eq. 19                      (neq)
+  double* phi_z;     // D: Phi_z, then B, row-major                             (nc x nz)
+  double* phi_bias;  // D_dot * zd, the velocity-product term of D zdd           (nc)
+  double* lam;       // penalty multipliers lambda, Eq. 19, then the
+                     // nonholonomic ones                                       (nc)
+  double* nh_rate;   // B zd: each nonholonomic constraint's velocity (m/s)     (nnh)
   double violation;  // max |Phi_i| at the current state (m or rad)
+  double nh_violation;  // max |B zd| at the current state (m/s)
   int ndof;          // independent coordinates (degrees of freedom)
   int* part;         // coordinate indices: ndof independent first, then dependent (nz)
   int rank;          // rank of Phi_z at the initial configuration (< neq: redundant equations)
@@ -246,6 +251,8 @@ typedef struct hy_run_summary {
   double iter_mean;         // Newton iterations per attempted integrator step, NAN
   int iter_max;             // most Newton iterations in one attempt
   double violation_max;     // largest |Phi_i| after a step (m or rad), NAN without cut joints
+  double nh_violation_max;  // largest |B zd| after a step (m/s), NAN without nonholonomic
+                            // constraints
   double energy0;           // hy_energy_total at the start (J)
   double drift;             // largest |hy_energy_total - energy0| (J)
   double scale;             // largest |E_kin| + |E_pot| (J)

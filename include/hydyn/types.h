@@ -106,6 +106,11 @@ typedef enum hy_cut_type {
   HY_CUT_TRANSLATIONAL = 2,  // B's point on A's line, no relative rotation: 5 (planar: 2)
 } hy_cut_type;
 
+// Kinds of nonholonomic constraint (hy_nonholonomic_def).
+typedef enum hy_nonholonomic_type {
+  HY_NONHOLONOMIC_KNIFE_EDGE = 0,  // no velocity of a point along a body-fixed axis: 1 equation
+} hy_nonholonomic_type;
+
 // Force elements between two markers.
 typedef enum hy_force_type {
   HY_FORCE_ACTUATOR = 0,  // force of given magnitude along the line a -> b; > 0 pushes apart

@@ -100,7 +100,7 @@ double hy_fig_axis_label(const char* unit, char* buf, size_t size) {
 
 int hy_fig_solver_channel(const char* name) {
   static const char* const kSolver[] = {"iter", "iter_total", "residual", "step_wall",
-                                         "violation"};
+                                         "violation", "violation_nh"};
   for (size_t k = 0; k < sizeof kSolver / sizeof kSolver[0]; k++) {
     if (strcmp(name, kSolver[k]) == 0) return 1;
   }

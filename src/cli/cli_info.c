@@ -1,8 +1,8 @@
 // `hydyn info MODEL`: what a user checks before a run, as plain text with aligned columns on
-// standard output: the bodies and joints, the degrees of freedom and loops, markers, loads and
-// force elements, the hydraulic circuits, the initial state hydyn derives (loop closure,
-// equilibrium forces, initial pressures: what `hydyn run` notes at its start) and the solver
-// settings the run would use. Nothing is stepped.
+// standard output: the bodies and joints, the degrees of freedom, loops and nonholonomic
+// constraints, markers, loads and force elements, the hydraulic circuits, the initial state hydyn
+// derives (loop closure, equilibrium forces, initial pressures: what `hydyn run` notes at its
+// start) and the solver settings the run would use. Nothing is stepped.
 #define _POSIX_C_SOURCE 200809L  // stat
 
 #include <float.h>
@@ -27,10 +27,12 @@ static void info_usage(FILE* fp) {
       "\n"
       "Describes MODEL, a model file (YAML) or the name of a built-in model ('hydyn models'\n"
       "lists them), as hydyn compiled it: bodies and joints with their initial coordinates,\n"
-      "degrees of freedom, loops (cut joints) and their equations, markers, loads, force\n"
-      "elements, hydraulic circuits (volumes, sources, throttles, valves, cylinders), the\n"
-      "initial state hydyn derives at t = 0 (loop closure, initial pressures, equilibrium\n"
-      "forces: what 'hydyn run' notes when it starts) and the solver settings a run would use.\n"
+      "degrees of freedom, loops (cut joints) and their equations, nonholonomic constraints\n"
+      "(knife edges: marker, axis, velocity along the axis at t = 0, and the velocity degrees\n"
+      "of freedom ndof - l they leave), markers, loads, force elements, hydraulic circuits\n"
+      "(volumes, sources, throttles, valves, cylinders), the initial state hydyn derives at\n"
+      "t = 0 (loop closure, initial pressures, equilibrium forces: what 'hydyn run' notes when\n"
+      "it starts) and the solver settings a run would use.\n"
       "Nothing is simulated.\n"
       "\n"
       "options:\n"
@@ -156,9 +158,15 @@ static void print_header(const hy_model* m, const char* what) {
     tab_add(&t, "planar\tno (3-D)");
   }
   const hy_sizes* s = &m->sizes;
-  tab_add(&t, "elements\t%d bod%s, %d cut joint%s, %d marker%s, %d force element%s, %d volume%s",
-          s->nbody, s->nbody == 1 ? "y" : "ies", s->ncut, plural(s->ncut), s->nmrk, plural(s->nmrk),
-          s->nfrc, plural(s->nfrc), s->nvol, plural(s->nvol));
+  // nonholonomic constraints only when there are any: the line of other models stays as it was
+  char nh[64] = "";
+  if (s->nnh > 0) {
+    snprintf(nh, sizeof nh, ", %d nonholonomic constraint%s", s->nnh, plural(s->nnh));
+  }
+  tab_add(&t,
+          "elements\t%d bod%s, %d cut joint%s%s, %d marker%s, %d force element%s, %d volume%s",
+          s->nbody, s->nbody == 1 ? "y" : "ies", s->ncut, plural(s->ncut), nh, s->nmrk,
+          plural(s->nmrk), s->nfrc, plural(s->nfrc), s->nvol, plural(s->nvol));
   printf("model\n");
   tab_print(&t);
 }
@@ -203,6 +211,12 @@ static void print_dof(const hy_model* m, const hy_data* d) {
             d->rank < m->sizes.neq ? " (some equations are redundant)" : "");
   }
   tab_add(&t, "degrees of freedom (ndof)\t%d", d->ndof);
+  if (m->sizes.nnh > 0) {
+    // knife edges restrict velocities, not positions: ndof coordinates stay free, but only
+    // ndof - l of their rates
+    tab_add(&t, "nonholonomic constraints (l)\t%d", m->sizes.nnh);
+    tab_add(&t, "velocity degrees of freedom (ndof - l)\t%d", d->ndof - m->sizes.nnh);
+  }
   tab_print(&t);
 }
 
@@ -223,6 +237,23 @@ static void print_loops(const hy_model* m, const hy_data* d) {
             hy_cut_type_name((hy_cut_type)m->cut_type[c]), NAME(m->mrk_name, a),
             body_name(m, m->mrk_body[a]), NAME(m->mrk_name, b), body_name(m, m->mrk_body[b]), ne,
             e0 + 1, e0 + ne, phi);
+  }
+  tab_print(&t);
+}
+
+// Printed only for a model that has them, so the description of other models is unchanged.
+static void print_nonholonomic(const hy_model* m, const hy_data* d) {
+  if (m->sizes.nnh == 0) return;
+  section("nonholonomic constraints", m->sizes.nnh);
+  table t = {0};
+  tab_add(&t, "constraint\ttype\tmarker (body)\taxis in the body frame\t|B zd| at t = 0 (m/s)");
+  for (int k = 0; k < m->sizes.nnh; k++) {
+    const int mk = m->nh_mrk[k];
+    char axis[96];
+    vec_text(axis, sizeof axis, m->nh_axis + 3 * k);
+    tab_add(&t, "%s\t%s\t%s (%s)\t%s\t%.3g", NAME(m->nh_name, k),
+            hy_nonholonomic_type_name((hy_nonholonomic_type)m->nh_type[k]), NAME(m->mrk_name, mk),
+            body_name(m, m->mrk_body[mk]), axis, fabs(d->nh_rate[k]));
   }
   tab_print(&t);
 }
@@ -536,6 +567,7 @@ int hy_cli_info(int argc, char** argv) {
   print_bodies(m, d);
   print_dof(m, d);
   print_loops(m, d);
+  print_nonholonomic(m, d);
   print_markers(m, d);
   print_loads(m);
   print_forces(m, d);

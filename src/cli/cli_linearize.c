@@ -37,7 +37,7 @@ static void usage(FILE* fp) {
       "  --method NAME        reduced (default): the maximal reduction, states [z_i, z_i_dot,\n"
       "                       p, w, U] with z_i the independent coordinates; fd: the\n"
       "                       counterpart, the index-1 ODE of all coordinates by central\n"
-      "                       differences (2m spurious zero eigenvalues)\n"
+      "                       differences (2 (m + l) spurious zero eigenvalues)\n"
       "  --step H             fd: the relative difference step (default 1e-5)\n"
       "  --out PREFIX         write PREFIX-jacobian.csv, PREFIX-eigen.csv, PREFIX-modes.csv\n"
       "                       (default: <model name>-linear)\n"
@@ -249,18 +249,22 @@ static void classify(const hy_model* m, double re, double im, double top, char* 
 // friction states and spools: rows of a mode.
 static int full_size(const hy_linear* L) { return 2 * L->nz + L->np + L->nw + L->nu; }
 
+// The velocities of every coordinate are R_z times the rates of the coordinate states, which
+// the first nq rows of J give (with nonholonomic constraints x_ad has no velocity state).
 static void full_mode(const hy_linear* L, const double* v, double* out) {
-  const int nq = L->nq, nz = L->nz;
+  const int nq = L->nq, nz = L->nz, n = L->n;
   for (int z = 0; z < nz; z++) {
     double a = 0, b = 0;
     for (int k = 0; k < nq; k++) {
+      double rate = 0;
+      for (int j = 0; j < n; j++) rate += L->J[k * n + j] * v[j];
       a += L->Rz[z * nq + k] * v[k];
-      b += L->Rz[z * nq + k] * v[nq + k];
+      b += L->Rz[z * nq + k] * rate;
     }
     out[z] = a;
     out[nz + z] = b;
   }
-  for (int i = 0; i < L->np + L->nw + L->nu; i++) out[2 * nz + i] = v[2 * nq + i];
+  for (int i = 0; i < L->np + L->nw + L->nu; i++) out[2 * nz + i] = v[nq + L->nv + i];
 }
 
 static void full_name(const hy_model* m, const hy_linear* L, int i, char* buf, size_t size) {
@@ -274,7 +278,7 @@ static void full_name(const hy_model* m, const hy_linear* L, int i, char* buf, s
     snprintf(buf, size, "%s:%s", i < nz ? "z" : "zd", NAME(m->jnt_name, joint));
     return;
   }
-  hy_linear_state_name(m, L, i - 2 * nz + 2 * L->nq, buf, size);
+  hy_linear_state_name(m, L, i - 2 * nz + L->nq + L->nv, buf, size);
 }
 
 static FILE* open_csv(const char* prefix, const char* what, char* path, size_t size) {
@@ -853,9 +857,12 @@ int hy_cli_linearize(int argc, char** argv) {
     for (int k = 0; k < n; k++) top = fmax(top, hypot(re[k], im[k]));
     char name[160];
     printf("linearize: model=%s method=%s t=%.9g n=%d states=%d coordinates=%d pressures=%d "
-           "friction_states=%d spools=%d\n",
+           "friction_states=%d spools=%d",
            m->name, a.method == HY_LIN_REDUCED ? "reduced" : "fd", L->t, n, L->nq, m->sizes.nz,
            L->np, L->nw, L->nu);
+    // with nonholonomic constraints the coordinate states outnumber the velocity states
+    if (m->sizes.nnh > 0) printf(" velocity_states=%d nonholonomic=%d", L->nv, m->sizes.nnh);
+    putchar('\n');
     if (!a.quiet) {
       printf("\nJacobian (row: d/dt of the state; columns in the same order)\n");
       for (int i = 0; i < n; i++) {
@@ -878,10 +885,18 @@ int hy_cli_linearize(int argc, char** argv) {
     printf("%3d %16.9g %16.9g %14.6g %12.6g %10s  %s\n", k + 1, re[k], im[k], mod,
            mod / TWO_PI, zeta, kind);
     }
-    if (a.method == HY_LIN_COUNTERPART && m->sizes.neq > 0) {
-      printf("(the counterpart has 2m = %d spurious zero eigenvalues, m the independent loop "
-             "equations; %d eigenvalues are zero here)\n",
-             2 * (m->sizes.nz - d->ndof), zeros);
+    // structural zeros (seed 003 Sect. 5): the counterpart keeps 2 (m + l) spurious ones (the
+    // dependent coordinates' positions and velocities), the reduced Jacobian l (the positions of
+    // x_ad, which the linearized nonholonomic constraints only integrate)
+    const int mh = m->sizes.nz - d->ndof, l = m->sizes.nnh;
+    if (a.method == HY_LIN_COUNTERPART && mh + l > 0) {
+      printf("(the counterpart has 2 (m + l) = %d spurious zero eigenvalues, m = %d independent "
+             "loop equations, l = %d nonholonomic constraints; %d eigenvalues are zero here)\n",
+             2 * (mh + l), mh, l, zeros);
+    } else if (a.method == HY_LIN_REDUCED && l > 0) {
+      printf("(the reduced Jacobian has l = %d spurious zero eigenvalue%s, those of the "
+             "nonholonomic constraints; %d eigenvalues are zero here)\n",
+             l, l == 1 ? "" : "s", zeros);
     }
     // the files' prefix, one for every file the options ask for
     char prefix[300];

@@ -122,6 +122,25 @@ hy_status hy_cut_type_parse(const char* s, hy_cut_type* out) {
   return HY_OK;
 }
 
+//----- nonholonomic constraints ----------------------------------------------------------------
+
+static const char* const nonholonomic_names[] = {
+    [HY_NONHOLONOMIC_KNIFE_EDGE] = "knife_edge",
+};
+
+const char* hy_nonholonomic_type_name(hy_nonholonomic_type type) {
+  if ((int)type < 0 || (int)type >= COUNT_(nonholonomic_names)) return "unknown";
+  return nonholonomic_names[type];
+}
+
+hy_status hy_nonholonomic_type_parse(const char* s, hy_nonholonomic_type* out) {
+  if (!s || !out) return HY_ERR_ARG;
+  int i = find(nonholonomic_names, COUNT_(nonholonomic_names), s);
+  if (i < 0) return HY_ERR_ARG;
+  *out = (hy_nonholonomic_type)i;
+  return HY_OK;
+}
+
 //----- friction laws ---------------------------------------------------------------------------
 
 static const char* const friction_names[] = {

@@ -23,6 +23,10 @@
 
 typedef struct hy_form hy_form;
 
+// Most nonholonomic constraints of a model (hy_data_make refuses more): their small vectors
+// live in local arrays.
+#define HY_NH_MAX 64
+
 // The coordinate partition of the closed-loop formulations (seed 000 Sect. 2.2, text after Eq.
 // 15): every formulation closes the loops at t = 0 with it, and double-step steps with it.
 // The independent and dependent coordinates themselves are public (hy_data.part, ndof).
@@ -35,6 +39,17 @@ typedef struct hy_partition {
   double pivot_ratio_sel;  // its value when the partition was chosen
   double* Rz;              // velocity transformation R_z of Eq. 14, nz x ndof     (nz x nz)
   double* S;               // accelerations with zdd_i = 0 (R_z_dot zd_i of Eq. 15)   (nz)
+  // Nonholonomic constraints (seed 003 Eqs. 45-52): of the ndof independent coordinates x_a,
+  // the first nv = ndof - nnh are the independent velocities' x_ai, the last nnh the admissible
+  // dependent x_ad, whose velocities follow from B zd = 0 (form_partition.c, hy_form_nh_*).
+  int nv;                  // ndof - nnh
+  double* Bbar;            // B R_z (seed 003 Eq. 50's B-bar)                    (nnh x nz)
+  double* Bf;              // LU factors of its x_ad columns                     (nnh x nnh)
+  int* Bpiv;               //                                                    (nnh)
+  double nh_ratio;         // min/max |U_ii| of Bf at its last factoring
+  double nh_ratio_sel;     // its value when x_ad was chosen
+  double* T;               // zd = T zd_ai over all constraints D (Eq. 31)         (nz x nz)
+  double* SD;              // zdd with zdd_ai = 0 over all constraints D           (nz)
 } hy_partition;
 
 // Coefficients of the implicit integrator's step, set by it before `begin`: the mechanical rows
@@ -82,8 +97,11 @@ typedef struct hy_form_ops {
   hy_status (*residual)(hy_form* f, const double* dx, double* r);
   // At the last residual evaluation: the mechanical block of the tangent (nmech x nmech,
   // row-major, with w_pos and w_vel of f->step) into Am, and the cylinder lengths' derivatives
-  // with respect to the unknowns (ncyl x nmech) into Js.
-  void (*tangent)(hy_form* f, double* Am, double* Js);
+  // with respect to the unknowns (ncyl x nmech) into Js. The mechanical rows take the cylinder
+  // forces through Js^T as well (their pressure columns are -w_pos Js^T dF/dp), unless the
+  // formulation's rows project the forces otherwise: it then writes that projection (ncyl x
+  // nmech, the rows' dependence is -w_pos Jr^T dF/dp) into Jr and returns 1, else 0.
+  int (*tangent)(hy_form* f, double* Am, double* Js, double* Jr);
   // After each Newton update.
   void (*iterated)(hy_form* f);
   // End of a converged step: the integrator has set the state of the converged unknowns, dx is
@@ -183,6 +201,15 @@ void hy_form_partition_hist_set(hy_form* f, const double* buf);
 // it returns HY_OK (form_partition.c; also the linearization's loop closure, seed 003 Eqs.
 // 33-44).
 hy_status hy_form_close_loops(hy_form* f);
+
+// Nonholonomic constraints (form_partition.c, seed 003 Eqs. 45-52; also the linearization):
+// B-bar at the current R_z and B, and the LU of its x_ad columns. HY_WARN_SINGULAR when singular.
+hy_status hy_form_nh_factor(hy_form* f);
+// zd of x_ad from those of x_ai by B zd = 0, then the holonomic dependent ones (Eq. 13).
+void hy_form_nh_close_velocities(hy_form* f);
+// T (zd = T zd_ai) and SD (zdd = T zdd_ai + SD) of all constraints D = [Phi_z; B] (seed 003
+// Eqs. 31, 37-40), from R_z, S and the factored B-bar_ad.
+void hy_form_nh_transform(hy_form* f);
 // d|s|/dz of every cylinder into f->jac_s (needs the kinematics and the force geometry).
 void hy_form_cylinder_jacobians(hy_form* f);
 // Name of the joint behind coordinate z.

@@ -31,6 +31,7 @@ void hy_form_evaluate_vel(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hy
                           int with_bias) {
   hy_mech_kinematics_vel(m, d, mw);
   if (with_bias && m->sizes.neq > 0) hy_mech_constraints_bias(m, d, mw);
+  if (m->sizes.nnh > 0) hy_mech_nonholonomic(m, d, mw);
   hy_mech_force_geometry(m, d);
   if (m->sizes.nvol + m->sizes.nvlv + m->sizes.ncyl > 0) hy_hyd_evaluate(m, d, hw);
   hy_form_forces(m, d);
@@ -202,9 +203,11 @@ int hy_form_keep_positions(const hy_form* f, const double* dz) {
 
 size_t hy_form_size(const hy_model* m, const hy_form_ops* ops) {
   const size_t nz = (size_t)m->sizes.nz, neq = (size_t)m->sizes.neq;
-  const size_t nc = (size_t)m->sizes.ncyl;
+  const size_t nc = (size_t)m->sizes.ncyl, nnh = (size_t)m->sizes.nnh;
   return hy_ints(neq) + hy_doubles(neq * neq) + hy_ints(neq) + hy_doubles(nz * nz) +
-         hy_doubles(nz) + hy_doubles(nc * nz) + hy_doubles(nz * nz) + ops->size(m);
+         hy_doubles(nz) + hy_doubles(nc * nz) + hy_doubles(nz * nz) + hy_doubles(nnh * nz) +
+         hy_doubles(nnh * nnh) + hy_ints(nnh) + hy_doubles(nz * nz) + hy_doubles(nz) +
+         ops->size(m);
 }
 
 void hy_form_bind(hy_form* f, const hy_model* m, const hy_form_ops* ops, unsigned char* mem) {
@@ -226,6 +229,17 @@ void hy_form_bind(hy_form* f, const hy_model* m, const hy_form_ops* ops, unsigne
   mem += hy_doubles(nc * nz);
   f->W = (double*)mem;
   mem += hy_doubles(nz * nz);
+  const size_t nnh = (size_t)m->sizes.nnh;
+  f->part.Bbar = (double*)mem;
+  mem += hy_doubles(nnh * nz);
+  f->part.Bf = (double*)mem;
+  mem += hy_doubles(nnh * nnh);
+  f->part.Bpiv = (int*)mem;
+  mem += hy_ints(nnh);
+  f->part.T = (double*)mem;
+  mem += hy_doubles(nz * nz);
+  f->part.SD = (double*)mem;
+  mem += hy_doubles(nz);
   ops->bind(f, mem);
 }
 
@@ -242,7 +256,12 @@ size_t hy_form_scratch(const hy_model* m, const hy_form_ops* ops) {
                         hy_doubles(neqf * neqf) + hy_doubles(neqf) + hy_ints(neqf) +
                         hy_doubles(nz) + hy_doubles(nz * nz) + hy_doubles(nz) +
                         hy_doubles(nz * nz) + hy_doubles(neq) + hy_doubles(nc);
-  return shared + ops->scratch(m);
+  // the choice of x_ad: full-pivoting LU of B R_z and its permutations, and two vectors
+  const size_t nnh = (size_t)m->sizes.nnh;
+  const size_t nh = nnh > 0 ? hy_doubles(nnh * nz) + hy_ints(nnh) + hy_ints(nz) +
+                                  2 * hy_doubles(nz)
+                            : 0;
+  return shared + nh + ops->scratch(m);
 }
 
 double* hy_form_scratch_doubles(hy_form* f, size_t count) {

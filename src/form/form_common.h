@@ -80,6 +80,12 @@ hy_status hy_form_reduced_accelerations(hy_form* f);
 // hy_form_evaluate: the dependent block factored, R_z, then Eqs. 16-17.
 hy_status hy_form_closed_accelerations(hy_form* f);
 
+//----- nonholonomic constraints (form_partition.c, seed 003 Eqs. 45-52) ------------------------
+
+// Chooses the nnh admissible dependent coordinates x_ad among the independent ones by full
+// pivoting of B-bar = B R_z and orders d->part[0 .. ndof) as [x_ai; x_ad]; R_z follows. Needs
+// the dependent block factored and B current. Factors B-bar_ad (nh_ratio_sel).
+hy_status hy_form_nh_select(hy_form* f);
 //----- arena scratch ---------------------------------------------------------------------------
 
 // count doubles from the arena, or NULL after recording HY_ERR_ARENA in d->err.

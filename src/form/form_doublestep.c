@@ -3,6 +3,15 @@
 // independent coordinates (with the pressures, Eq. 48). Each residual evaluation closes the
 // loops for the dependent positions (the first "step") before the reduced dynamics (the second);
 // under the trapezoidal rule its rows are Eq. 38.
+//
+// Nonholonomic constraints B zd = 0 (seed 003 Eqs. 45-52) leave the positions of all ndof
+// independent coordinates free but tie the velocities of nnh of them, x_ad, to the others, x_ai
+// (form_partition.c, hy_form_nh_*). The unknowns stay the ndof coordinates, x_ai then x_ad, all
+// under the trapezoidal rule. The rows of x_ai are the dynamics projected on the independent
+// velocities, T^T (M' zdd - Q') with zdd = T zdd_ai + SD (seed 003 Eqs. 32, 38); the rows of
+// x_ad are the constraints at the end of the step, kappa B zd / w_vel, which the trapezoidal
+// velocities of x_ad must meet: x_ad is the integral of its constrained velocity. kappa, the
+// largest diagonal entry of M', gives those rows the scale of the others.
 #include <math.h>
 
 #include "core/core.h"
@@ -20,7 +29,106 @@
 // changes of the end of a step, the gathered independent accelerations.
 static size_t ds_scratch(const hy_model* m) {
   const size_t nz = (size_t)m->sizes.nz;
-  return 3 * hy_doubles(nz) + hy_doubles((size_t)m->sizes.neq);
+  return 3 * hy_doubles(nz) + hy_doubles((size_t)m->sizes.neq) + hy_doubles(nz * nz);
+}
+
+//----- nonholonomic constraints ------------------------------------------------------------------
+
+static double nh_kappa(const hy_model* m, const hy_data* d) {
+  const int nz = m->sizes.nz;
+  double k = 0;
+  for (int i = 0; i < nz; i++) k = fmax(k, d->M[i * nz + i]);
+  return k > 0 ? k : 1;
+}
+
+// After the loop closure and the evaluation: T, SD, the accelerations zdd = T zdd_ai + SD and the
+// rows (see the top of the file). The integrator's zdd of x_ai are in d->zdd on entry.
+static hy_status nh_rows(hy_form* f, double* rows) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  hy_partition* pt = &f->part;
+  const int nz = m->sizes.nz, nf = d->ndof;
+  hy_form_velocity_transform(f, 0);
+  if (hy_form_nh_factor(f) != HY_OK) {
+    return HY_FAIL(&d->err, HY_NEWTON_NOCONV,
+                   "the nonholonomic constraints' dependent block is singular at t = %g s",
+                   d->time);
+  }
+  hy_form_nh_transform(f);
+  const int nv = pt->nv;
+  double a[HY_NH_MAX + HY_SIZED_MAX];
+  double* ai = nv <= HY_NH_MAX + HY_SIZED_MAX ? a : hy_form_scratch_doubles(f, (size_t)nv);
+  double* r = hy_form_scratch_doubles(f, (size_t)nz);
+  if (!ai || !r) return HY_ERR_ARENA;
+  for (int c = 0; c < nv; c++) ai[c] = d->zdd[d->part[c]];
+  for (int i = 0; i < nz; i++) {
+    double s = pt->SD[i];
+    for (int c = 0; c < nv; c++) s += pt->T[i * nv + c] * ai[c];
+    d->zdd[i] = s;
+  }
+  for (int i = 0; i < nz; i++) {
+    double s = -d->Q[i];
+    for (int k = 0; k < nz; k++) s += d->M[i * nz + k] * d->zdd[k];
+    r[i] = s;
+  }
+  for (int c = 0; c < nv; c++) {
+    double s = 0;
+    for (int i = 0; i < nz; i++) s += pt->T[i * nv + c] * r[i];
+    rows[c] = s;
+  }
+  const double scale = nh_kappa(m, d) / f->step.w_vel;
+  for (int j = 0; j < nf - nv; j++) rows[nv + j] = scale * d->nh_rate[j];
+  return HY_OK;
+}
+
+// The tangent of nh_rows to leading order: rows of x_ai T^T (W R_z + M' (T E_ai - R_z)), where
+// zdd moves with zdd_ai only (T E_ai, E_ai the columns of x_ai) while the velocities and
+// positions move with every unknown (R_z); rows of x_ad kappa B-bar. Js = jac_s R_z, and the
+// rows take the cylinder forces through Jr = [jac_s T, 0].
+static void nh_tangent(hy_form* f, double* Am, double* Js, double* Jr) {
+  const hy_model* m = f->m;
+  const hy_data* d = f->d;
+  const hy_partition* pt = &f->part;
+  const int nz = m->sizes.nz, nf = d->ndof, nv = pt->nv, nc = m->sizes.ncyl;
+  const double* Rz = pt->Rz;
+  const double* T = pt->T;
+  const size_t mark = hy_arena_mark(f->arena);
+  double* WR = hy_form_scratch_doubles(f, (size_t)nz * (size_t)nf);  // W R_z + M' (T E_ai - R_z)
+  if (!WR) return;
+  for (int i = 0; i < nz; i++) {
+    for (int c = 0; c < nf; c++) {
+      double s = 0;
+      for (int k = 0; k < nz; k++) {
+        const double tk = c < nv ? T[k * nv + c] : 0.0;
+        s += f->W[i * nz + k] * Rz[k * nf + c] + d->M[i * nz + k] * (tk - Rz[k * nf + c]);
+      }
+      WR[i * nf + c] = s;
+    }
+  }
+  for (int a = 0; a < nv; a++) {
+    for (int c = 0; c < nf; c++) {
+      double s = 0;
+      for (int i = 0; i < nz; i++) s += T[i * nv + a] * WR[i * nf + c];
+      Am[a * nf + c] = s;
+    }
+  }
+  const double kappa = nh_kappa(m, d);
+  for (int j = 0; j < nf - nv; j++) {
+    for (int c = 0; c < nf; c++) Am[(nv + j) * nf + c] = kappa * pt->Bbar[j * nf + c];
+  }
+  for (int cy = 0; cy < nc; cy++) {
+    const double* js = f->jac_s + (size_t)cy * (size_t)nz;
+    for (int c = 0; c < nf; c++) {
+      double s = 0, t = 0;
+      for (int i = 0; i < nz; i++) {
+        s += js[i] * Rz[i * nf + c];
+        if (c < nv) t += js[i] * T[i * nv + c];
+      }
+      Js[cy * nf + c] = s;
+      Jr[cy * nf + c] = t;
+    }
+  }
+  hy_arena_release(f->arena, mark);
 }
 
 static size_t ds_size(const hy_model* m) {
@@ -154,6 +262,11 @@ static hy_status ds_residual(hy_form* f, const double* dx, double* rows) {
                    d->time, d->violation, pt->pivot_ratio);
   }
   hy_form_evaluate_vel(m, d, f->mech, f->skip_derivatives ? NULL : f->hyd, 1);
+  if (m->sizes.nnh > 0) {
+    st = nh_rows(f, rows);
+    hy_arena_release(f->arena, mark);
+    return st;
+  }
   // accelerations: S, the integrator's on the independent ones, Eq. 15 for all; then Eq. 38:
   // M'' zdd_i - Q'' = R_z^T (M' zdd - Q'), since Q'' = R_z^T (Q' - M' S)
   HY_SIZED_F1(nz, nf, mech_rows_n, pt, ind, d->phi_bias, d->M, d->Q, d->zdd, rows, scratch);
@@ -189,19 +302,24 @@ static HY_ALWAYS_INLINE void tangent_mech_n(int nz, int nf, int ncyl, const doub
   }
 }
 
-static void ds_tangent(hy_form* f, double* Am, double* Js) {
+static int ds_tangent(hy_form* f, double* Am, double* Js, double* Jr) {
   // R_z^T W R_z with W = M' + dt/2 C + dt^2/4 K: the leading term of the tangent of Eq. 38 in
   // the independent coordinates; the cylinder lengths change with them by Js R_z
   const hy_model* m = f->m;
   hy_form_cylinder_jacobians(f);
   hy_form_cylinder_matrix(f, f->W);
+  if (m->sizes.nnh > 0) {
+    nh_tangent(f, Am, Js, Jr);
+    return 1;
+  }
   const size_t mark = hy_arena_mark(f->arena);
   int ok;
   double* scratch = long_vector(f, &ok);
-  if (!ok) return;
+  if (!ok) return 0;
   HY_SIZED_F1(m->sizes.nz, f->d->ndof, tangent_mech_n, m->sizes.ncyl, f->W, f->part.Rz, f->jac_s,
               Am, Js, scratch);
   if (scratch) hy_arena_release(f->arena, mark);
+  return 0;
 }
 
 static hy_status ds_accept(hy_form* f, const double* dx) {
@@ -231,7 +349,37 @@ static hy_status ds_accept(hy_form* f, const double* dx) {
                  "loop closure failed at t = %g s (constraint residual %.3g)", d->time,
                  d->violation);
   }
-  if (st == HY_OK) {
+  if (st == HY_OK && m->sizes.nnh > 0) {
+    // x_ad's velocities exactly on B zd = 0 at the accepted positions (the Newton iteration met
+    // it to its tolerance), then zdd = T zdd_ai + SD
+    hy_mech_kinematics_vel(m, d, f->mech);
+    hy_mech_nonholonomic(m, d, f->mech);
+    if (hy_form_nh_factor(f) != HY_OK) {
+      st = HY_FAIL(&d->err, HY_ERR_SINGULAR,
+                   "the nonholonomic constraints' dependent block is singular at t = %g s",
+                   d->time);
+    } else {
+      hy_form_nh_close_velocities(f);
+      hy_mech_kinematics_vel(m, d, f->mech);
+      if (m->sizes.neq > 0) hy_mech_constraints_bias(m, d, f->mech);
+      hy_mech_nonholonomic(m, d, f->mech);
+      hy_form_velocity_transform(f, 0);
+      hy_form_nh_transform(f);
+      double a[HY_NH_MAX + HY_SIZED_MAX];
+      const int nv = pt->nv;
+      if (nv <= HY_NH_MAX + HY_SIZED_MAX) {
+        for (int c = 0; c < nv; c++) a[c] = d->zdd[ind[c]];
+        for (int i = 0; i < nz; i++) {
+          double s = pt->SD[i];
+          for (int c = 0; c < nv; c++) s += pt->T[i * nv + c] * a[c];
+          d->zdd[i] = s;
+        }
+      } else {
+        st = hy_form_closed_accelerations(f);
+      }
+      hy_form_outputs(f);
+    }
+  } else if (st == HY_OK) {
     hy_mech_kinematics_vel(m, d, f->mech);
     if (m->sizes.neq > 0) hy_mech_constraints_bias(m, d, f->mech);
     // S changes with the velocities
@@ -252,6 +400,11 @@ static hy_status ds_accept(hy_form* f, const double* dx) {
     }
     // the best partition now is the reference for the next degradation
     pt->pivot_ratio_sel = pt->pivot_ratio;
+    if (m->sizes.nnh > 0) HY_TRY(hy_form_nh_select(f));
+    publish_unknowns(f);
+  } else if (m->sizes.nnh > 0 && pt->nh_ratio < m->opt.partition_rcond * pt->nh_ratio_sel) {
+    // x_ad chosen again (the vehicle turned: another of x, y carries the side constraint best)
+    HY_TRY(hy_form_nh_select(f));
     publish_unknowns(f);
   }
   return HY_OK;
@@ -279,9 +432,10 @@ static void ds_abort(hy_form* f) { (void)f; }
 // tenfold in a few steps): the step is retried with the partition full pivoting chooses at its
 // start.
 static void ds_retry(hy_form* f) {
-  if (f->m->sizes.neq == 0) return;
+  if (f->m->sizes.neq + f->m->sizes.nnh == 0) return;
   if (hy_form_select_partition(f) == HY_OK && hy_form_factor_dependent(f) == HY_OK) {
     f->part.pivot_ratio_sel = f->part.pivot_ratio;
+    if (f->m->sizes.nnh > 0) (void)hy_form_nh_select(f);
   }
   publish_unknowns(f);
 }

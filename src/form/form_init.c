@@ -30,6 +30,19 @@ static hy_status check_cylinders(const hy_model* m, hy_data* d) {
   return HY_OK;
 }
 
+// The directions of virtual displacement at the current evaluation (R_z factored): R_z's ndof
+// columns, or with nonholonomic constraints T's nv, which B also admits (the constraint carries
+// what acts across it, like the loops' reactions). The velocity transforms must be current.
+static const double* virtual_directions(hy_form* f, int* ncol) {
+  if (f->m->sizes.nnh > 0 && hy_form_nh_factor(f) == HY_OK) {
+    hy_form_nh_transform(f);
+    *ncol = f->part.nv;
+    return f->part.T;
+  }
+  *ncol = f->d->ndof;
+  return f->part.Rz;
+}
+
 // Static forces of the `equilibrium` elements (actuators and cylinders initialised from
 // equilibrium) by virtual work over the independent coordinates: with zd = 0,
 // R_z^T (Q'_0 + sum_k F_k g_k) = 0, where Q'_0 holds gravity, loads and the other forces and g_k
@@ -40,7 +53,8 @@ static hy_status check_cylinders(const hy_model* m, hy_data* d) {
 static hy_status equilibrium_forces(hy_form* f, double* zd_keep) {
   const hy_model* m = f->m;
   hy_data* d = f->d;
-  const int nz = m->sizes.nz, nf = d->ndof;
+  // the velocity degrees of freedom: with nonholonomic constraints fewer than the coordinates
+  const int nz = m->sizes.nz, nf = d->ndof - m->sizes.nnh;
   int neqf = 0;
   for (int k = 0; k < m->sizes.nfrc; k++) {
     d->frc_static[k] = 0;
@@ -71,7 +85,8 @@ static hy_status equilibrium_forces(hy_form* f, double* zd_keep) {
   }
   hy_form_velocity_transform(f, 1);
   // E F = -R_z^T Q'_0 with E[:, e] = R_z^T g_k (nf x neqf), in least squares: E^T E F = E^T rhs
-  const double* Rz = f->part.Rz;
+  int ncol = nf;
+  const double* Rz = virtual_directions(f, &ncol);
   double* E = hy_form_scratch_doubles(f, (size_t)nf * (size_t)neqf);
   double* g_all = hy_form_scratch_doubles(f, (size_t)neqf * (size_t)nz);
   double* rhs = hy_form_scratch_doubles(f, (size_t)nf);
@@ -134,20 +149,22 @@ static hy_status equilibrium_forces(hy_form* f, double* zd_keep) {
   return HY_OK;
 }
 
-// Largest generalized force R_z^T Q' left with zd = 0 at the current positions and forces.
+// Largest generalized force R_z^T Q' (T^T Q' with nonholonomic constraints) left with zd = 0 at the current positions and forces.
 static void static_residual(hy_form* f, double* zd_keep) {
   const hy_model* m = f->m;
   hy_data* d = f->d;
-  const int nz = m->sizes.nz, nf = d->ndof;
+  const int nz = m->sizes.nz;
   memcpy(zd_keep, d->zd, sizeof(double) * (size_t)nz);
   memset(d->zd, 0, sizeof(double) * (size_t)nz);
   hy_form_evaluate(m, d, f->mech, NULL);
   if (m->sizes.neq > 0) hy_form_factor_dependent(f);
   hy_form_velocity_transform(f, 1);
+  int nf;
+  const double* P = virtual_directions(f, &nf);
   d->static_residual = 0;
   for (int a = 0; a < nf; a++) {
     double s = 0;
-    for (int i = 0; i < nz; i++) s += f->part.Rz[i * nf + a] * d->Q[i];
+    for (int i = 0; i < nz; i++) s += P[i * nf + a] * d->Q[i];
     d->static_residual = fmax(d->static_residual, fabs(s));
   }
   memcpy(d->zd, zd_keep, sizeof(double) * (size_t)nz);
@@ -182,6 +199,21 @@ static hy_status close_initial_loops(hy_form* f, double* z_given) {
   return HY_OK;
 }
 
+// Chooses x_ad at the closed configuration (seed 003 Eqs. 45-52) and makes the initial
+// velocities satisfy B zd = 0: those of x_ad follow from the others, as the loops' dependent
+// velocities do.
+static hy_status initial_nonholonomic(hy_form* f) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  hy_form_evaluate(m, d, f->mech, NULL);
+  if (m->sizes.neq > 0 && hy_form_factor_dependent(f) != HY_OK) {
+    return HY_FAIL(&d->err, HY_ERR_SINGULAR, "the loop-closure Jacobian is singular at t = 0");
+  }
+  HY_TRY(hy_form_nh_select(f));
+  hy_form_nh_close_velocities(f);
+  return HY_OK;
+}
+
 hy_status hy_form_initial_state(hy_form* f) {
   const hy_model* m = f->m;
   hy_data* d = f->d;
@@ -206,6 +238,7 @@ hy_status hy_form_initial_state(hy_form* f) {
     st = hy_form_select_initial_partition(f);
   }
   if (st == HY_OK && m->sizes.neq > 0) st = close_initial_loops(f, keep);
+  if (st == HY_OK && m->sizes.nnh > 0) st = initial_nonholonomic(f);
   if (st == HY_OK) {
     d->stats.npartition = 1;
     if (m->sizes.ncyl > 0) {
@@ -237,6 +270,7 @@ hy_status hy_form_restart(hy_form* f) {
     }
     f->part.pivot_ratio_sel = f->part.pivot_ratio;
   }
+  if (m->sizes.nnh > 0) HY_TRY(hy_form_nh_select(f));
   HY_TRY(f->ops->start(f));
   return hy_form_forward(f);
 }

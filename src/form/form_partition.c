@@ -423,9 +423,12 @@ void hy_form_velocity_transform(hy_form* f, int with_rz) {
 hy_status hy_form_reduced_accelerations(hy_form* fm) {
   const hy_model* m = fm->m;
   hy_data* d = fm->d;
-  const int nz = m->sizes.nz, f = d->ndof;
-  const double* Rz = fm->part.Rz;
-  const double* S = fm->part.S;
+  const int nz = m->sizes.nz;
+  // with nonholonomic constraints, over the independent velocities (T, SD of D) instead
+  const int nh = m->sizes.nnh > 0;
+  const int f = nh ? fm->part.nv : d->ndof;
+  const double* Rz = nh ? fm->part.T : fm->part.Rz;
+  const double* S = nh ? fm->part.SD : fm->part.S;
   const size_t mark = hy_arena_mark(fm->arena);
   // Q'' = R_z^T (Q' - M' S) and M'' = R_z^T M' R_z (Eq. 17)
   double* q = hy_form_scratch_doubles(fm, (size_t)nz);                // Q' - M' S
@@ -481,13 +484,178 @@ hy_status hy_form_closed_accelerations(hy_form* f) {
                    d->time);
   }
   hy_form_velocity_transform(f, 1);
+  if (f->m->sizes.nnh > 0) {
+    // x_ad chosen again when its block has become singular or poor against the choice
+    const hy_partition* pt = &f->part;
+    if (hy_form_nh_factor(f) != HY_OK ||
+        pt->nh_ratio < f->m->opt.partition_rcond * pt->nh_ratio_sel) {
+      HY_TRY(hy_form_nh_select(f));
+    }
+    hy_form_nh_transform(f);
+  }
   return hy_form_reduced_accelerations(f);
+}
+
+//----- nonholonomic constraints (seed 003 Eqs. 45-52) ----------------------------------------
+// The independent coordinates x_a of the holonomic partition move freely at position level;
+// B zd = 0 ties nnh of their velocities (x_ad, the last nnh of d->part[0 .. ndof)) to the others
+// (x_ai). With zd = R_z zd_a (Eq. 47), B zd = B-bar zd_a with B-bar = B R_z (Eq. 50), so
+// zd_ad = -B-bar_ad^-1 B-bar_ai zd_ai (Eq. 51 at the reference). These run on the small sizes of
+// vehicles and linkages outside the hot paths of the loop-only models, with plain loops.
+
+// B-bar = B R_z into pt->Bbar (nnh x ndof), with R_z and B (d->phi_z rows neq ..) current.
+static void form_bbar(hy_form* f) {
+  const hy_model* m = f->m;
+  const hy_data* d = f->d;
+  hy_partition* pt = &f->part;
+  const int nz = m->sizes.nz, nf = d->ndof, nnh = m->sizes.nnh;
+  for (int k = 0; k < nnh; k++) {
+    const double* b = d->phi_z + (size_t)(m->sizes.neq + k) * (size_t)nz;
+    for (int c = 0; c < nf; c++) {
+      double s = 0;
+      for (int i = 0; i < nz; i++) s += b[i] * pt->Rz[i * nf + c];
+      pt->Bbar[k * nf + c] = s;
+    }
+  }
+}
+
+hy_status hy_form_nh_factor(hy_form* f) {
+  const hy_model* m = f->m;
+  const hy_data* d = f->d;
+  hy_partition* pt = &f->part;
+  const int nnh = m->sizes.nnh, nf = d->ndof;
+  pt->nv = nf - nnh;
+  if (nnh == 0) return HY_OK;
+  form_bbar(f);
+  for (int k = 0; k < nnh; k++) {
+    for (int j = 0; j < nnh; j++) pt->Bf[k * nnh + j] = pt->Bbar[k * nf + pt->nv + j];
+  }
+  int col = -1;
+  if (hy_lu_factor(nnh, pt->Bf, pt->Bpiv, &col) != HY_OK) {
+    pt->nh_ratio = 0;
+    return HY_WARN_SINGULAR;
+  }
+  double lo = INFINITY, hi = 0;
+  for (int k = 0; k < nnh; k++) {
+    const double u = fabs(pt->Bf[k * nnh + k]);
+    lo = fmin(lo, u);
+    hi = fmax(hi, u);
+  }
+  pt->nh_ratio = lo / hi;
+  return HY_OK;
+}
+
+hy_status hy_form_nh_select(hy_form* f) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  hy_partition* pt = &f->part;
+  const int nnh = m->sizes.nnh, nf = d->ndof;
+  pt->nv = nf - nnh;
+  if (nnh == 0) return HY_OK;
+  if (nf <= nnh) {
+    return HY_FAIL(&d->err, HY_ERR_MODEL,
+                   "%d nonholonomic constraint(s) on %d coordinate(s) free of the loops: no "
+                   "velocity would be left free, nothing could move", nnh, nf);
+  }
+  hy_form_velocity_transform(f, 1);
+  form_bbar(f);
+  const size_t mark = hy_arena_mark(f->arena);
+  double* a = hy_form_scratch_doubles(f, (size_t)nnh * (size_t)nf);
+  int* rperm = hy_form_scratch_ints(f, (size_t)nnh);
+  int* cperm = hy_form_scratch_ints(f, (size_t)nf);
+  if (!a || !rperm || !cperm) return HY_ERR_ARENA;
+  memcpy(a, pt->Bbar, sizeof(double) * (size_t)nnh * (size_t)nf);
+  int rank = 0;
+  hy_lu_full(nnh, nf, a, rperm, cperm, RANK_TOL, &rank);
+  hy_status st = HY_OK;
+  if (rank < nnh) {
+    st = HY_FAIL(&d->err, HY_ERR_MODEL,
+                 "the nonholonomic constraints restrict only %d independent velocity "
+                 "direction(s) of %d at t = %g s: some repeat others or the loops",
+                 rank, nnh, d->time);
+  } else {
+    // x_ad: the pivot columns; x_ai the rest; each set ascending
+    int* tmp_ad = hy_form_scratch_ints(f, (size_t)nf);
+    int* tmp_ai = hy_form_scratch_ints(f, (size_t)nf);
+    if (!tmp_ad || !tmp_ai) {
+      st = HY_ERR_ARENA;
+    } else {
+      for (int j = 0; j < nnh; j++) tmp_ad[j] = d->part[cperm[j]];
+      for (int j = nnh; j < nf; j++) tmp_ai[j - nnh] = d->part[cperm[j]];
+      sort_ints(tmp_ad, nnh);
+      sort_ints(tmp_ai, nf - nnh);
+      memcpy(d->part, tmp_ai, sizeof(int) * (size_t)(nf - nnh));
+      memcpy(d->part + nf - nnh, tmp_ad, sizeof(int) * (size_t)nnh);
+    }
+  }
+  hy_arena_release(f->arena, mark);
+  if (st != HY_OK) return st;
+  // R_z's columns follow d->part
+  hy_form_velocity_transform(f, 1);
+  if (hy_form_nh_factor(f) != HY_OK) {
+    return HY_FAIL(&d->err, HY_ERR_SINGULAR,
+                   "no non-singular choice of the nonholonomic dependent velocities at t = %g s",
+                   d->time);
+  }
+  pt->nh_ratio_sel = pt->nh_ratio;
+  return HY_OK;
+}
+
+void hy_form_nh_close_velocities(hy_form* f) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  const hy_partition* pt = &f->part;
+  const int nnh = m->sizes.nnh, nf = d->ndof, nv = pt->nv;
+  if (nnh == 0) return;
+  double b[HY_NH_MAX];
+  for (int k = 0; k < nnh; k++) {
+    double s = 0;
+    for (int c = 0; c < nv; c++) s += pt->Bbar[k * nf + c] * d->zd[d->part[c]];
+    b[k] = -s;
+  }
+  hy_lu_solve(nnh, pt->Bf, pt->Bpiv, b);
+  for (int j = 0; j < nnh; j++) d->zd[d->part[nv + j]] = b[j];
+  hy_form_close_velocities(f);
+}
+
+void hy_form_nh_transform(hy_form* f) {
+  const hy_model* m = f->m;
+  const hy_data* d = f->d;
+  hy_partition* pt = &f->part;
+  const int nz = m->sizes.nz, nnh = m->sizes.nnh, nf = d->ndof, nv = pt->nv;
+  const double* Rz = pt->Rz;
+  double u[HY_NH_MAX];
+  // T = R_z [I; U], U = -B-bar_ad^-1 B-bar_ai, one column of U at a time (Eqs. 31, 47, 51)
+  for (int c = 0; c < nv; c++) {
+    for (int k = 0; k < nnh; k++) u[k] = -pt->Bbar[k * nf + c];
+    hy_lu_solve(nnh, pt->Bf, pt->Bpiv, u);
+    for (int i = 0; i < nz; i++) {
+      double s = Rz[i * nf + c];
+      for (int j = 0; j < nnh; j++) s += Rz[i * nf + nv + j] * u[j];
+      pt->T[i * nv + c] = s;
+    }
+  }
+  // SD = S + R_z,ad s_ad with B (S + R_z,ad s_ad) + B_dot zd = 0 (Eq. 37 on the B rows)
+  for (int k = 0; k < nnh; k++) {
+    const double* b = d->phi_z + (size_t)(m->sizes.neq + k) * (size_t)nz;
+    double s = d->phi_bias[m->sizes.neq + k];
+    for (int i = 0; i < nz; i++) s += b[i] * pt->S[i];
+    u[k] = -s;
+  }
+  hy_lu_solve(nnh, pt->Bf, pt->Bpiv, u);
+  for (int i = 0; i < nz; i++) {
+    double s = pt->S[i];
+    for (int j = 0; j < nnh; j++) s += Rz[i * nf + nv + j] * u[j];
+    pt->SD[i] = s;
+  }
 }
 
 //----- history ---------------------------------------------------------------------------------
 
 // ndof, nsel, the pivot ratio of the choice, then the coordinates (nz) and the equations (neq)
-int hy_form_partition_hist_size(const hy_model* m) { return 3 + m->sizes.nz + m->sizes.neq; }
+// (and the nonholonomic block's pivot ratio of its choice; the choice itself is the order of
+// the independent coordinates)
+int hy_form_partition_hist_size(const hy_model* m) { return 4 + m->sizes.nz + m->sizes.neq; }
 
 void hy_form_partition_hist_get(const hy_form* f, double* buf) {
   const hy_data* d = f->d;
@@ -497,6 +665,7 @@ void hy_form_partition_hist_get(const hy_form* f, double* buf) {
   buf[2] = f->part.pivot_ratio_sel;
   for (int i = 0; i < nz; i++) buf[3 + i] = d->part[i];
   for (int e = 0; e < neq; e++) buf[3 + nz + e] = e < f->part.nsel ? f->part.rowsel[e] : -1;
+  buf[3 + nz + neq] = f->part.nh_ratio_sel;
 }
 
 void hy_form_partition_hist_set(hy_form* f, const double* buf) {
@@ -507,4 +676,6 @@ void hy_form_partition_hist_set(hy_form* f, const double* buf) {
   f->part.pivot_ratio_sel = buf[2];
   for (int i = 0; i < nz; i++) d->part[i] = (int)buf[3 + i];
   for (int e = 0; e < neq; e++) f->part.rowsel[e] = (int)buf[3 + nz + e];
+  f->part.nh_ratio_sel = buf[3 + nz + neq];
+  f->part.nv = d->ndof - f->m->sizes.nnh;
 }

@@ -39,10 +39,10 @@ static hy_status global_choice(const hy_model* m, const hy_form_ops* ops, hy_int
 hy_status hy_form_choose(const hy_model* m, const hy_form_ops** ops, hy_integrator* integ,
                          char* note, size_t size, hy_error* err) {
   const hy_option* o = &m->opt;
-  const int loops = m->sizes.ncut > 0, hyd = has_hydraulics(m);
+  const int loops = m->sizes.ncut > 0, hyd = has_hydraulics(m), nh = m->sizes.nnh > 0;
   if (note && size) note[0] = '\0';
   hy_formulation form = o->formulation;
-  if (form == HY_FORM_AUTO) form = loops ? HY_FORM_PENALTY : HY_FORM_TREE;
+  if (form == HY_FORM_AUTO) form = loops || nh ? HY_FORM_PENALTY : HY_FORM_TREE;
   switch (form) {
     case HY_FORM_TREE: *ops = &hy_form_tree_ops; break;
     case HY_FORM_PENALTY: *ops = &hy_form_penalty_ops; break;
@@ -60,6 +60,14 @@ hy_status hy_form_choose(const hy_model* m, const hy_form_ops** ops, hy_integrat
                    "loops); use penalty or double-step", m->name, m->sizes.ncut,
                    m->sizes.ncut == 1 ? "" : "s");
   }
+  // nonholonomic constraints restrict velocities: the tree formulation has no constraints,
+  // and the global-coordinate ones only position constraints
+  if (nh && (form == HY_FORM_TREE || (*ops)->step)) {
+    return HY_FAIL(err, HY_ERR_MODEL,
+                   "formulation %s cannot run model '%s': it has %d nonholonomic "
+                   "constraint%s; use penalty or double-step", (*ops)->name, m->name,
+                   m->sizes.nnh, m->sizes.nnh == 1 ? "" : "s");
+  }
   if ((*ops)->step) return global_choice(m, *ops, integ, err);
   hy_integrator k = o->integrator;
   if (k == HY_INTEG_AUTO) k = (*ops)->has_ode && !hyd ? HY_INTEG_RK4 : HY_INTEG_TRAPEZOIDAL;
@@ -75,6 +83,7 @@ hy_status hy_form_choose(const hy_model* m, const hy_form_ops** ops, hy_integrat
   *integ = k;
   if (note && size && (o->formulation == HY_FORM_AUTO || o->integrator == HY_INTEG_AUTO)) {
     const char* why = loops ? "the model has closed loops"
+                      : nh  ? "the model has nonholonomic constraints"
                       : hyd ? "the model has hydraulics and no closed loops"
                             : "the model is an open tree without hydraulics";
     snprintf(note, size, "%s: formulation %s with the %s integrator%s", why, (*ops)->name,

@@ -43,11 +43,13 @@ static hy_status tree_residual(hy_form* f, const double* dx, double* r) {
   return HY_OK;
 }
 
-static void tree_tangent(hy_form* f, double* Am, double* Js) {
+static int tree_tangent(hy_form* f, double* Am, double* Js, double* Jr) {
+  (void)Jr;
   const hy_model* m = f->m;
   hy_form_cylinder_jacobians(f);
   hy_form_cylinder_matrix(f, Am);
   HY_COPY(m->sizes.ncyl * m->sizes.nz, Js, f->jac_s);
+  return 0;
 }
 
 static void tree_iterated(hy_form* f) { (void)f; }

@@ -103,6 +103,9 @@ typedef struct hy_trap {
   int* tg_Dpiv;       //                                                              (ny)
   double* tg_G;       // G, then D^-1 G                                             (ny x ncyl)
   double* tg_Js;      // d|s| / d(mechanical unknowns)                              (ncyl x nz)
+  double* tg_Jr;      // the mechanical rows' projection of the cylinder forces when the
+                      // formulation's differs from tg_Js (hy_form_ops.tangent)  (ncyl x nz)
+  const double* tg_jr;  // the one in use: tg_Jr or tg_Js
   double* tg_Fp;      // dF_cyl / dy at the tangent's evaluation                    (ncyl x ny)
   double* tg_K;       // dF/dy D^-1 G                                             (ncyl x ncyl)
   double* tg_y;       // a column of the elimination                                  (ny)

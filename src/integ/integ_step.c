@@ -59,6 +59,7 @@ static size_t layout(hy_integ* in, const hy_model* m, hy_integrator kind, unsign
     TAKE(tr->tg_Dpiv, hy_ints(nv));
     TAKE(tr->tg_G, hy_doubles(nv * nc));
     TAKE(tr->tg_Js, hy_doubles(nc * nz));
+    TAKE(tr->tg_Jr, hy_doubles(nc * nz));
     TAKE(tr->tg_Fp, hy_doubles(nc * nv));
     TAKE(tr->tg_K, hy_doubles(nc * nc));
     TAKE(tr->tg_Fy, hy_doubles(nc * nv));

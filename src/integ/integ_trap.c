@@ -206,7 +206,8 @@ hy_status hy_trap_residual(hy_integ* in, hy_form* f, const double* x, double* r)
 // derivatives of the evaluation the tangent is formed at. Pressure rows:
 // f_p = h/2 (2/h p + hat - p_dot(p, s, s_dot)), so D = df_p/dp = I - h/2 dp_dot/dp and
 // df_p/dz = G Js with G = -h/2 (dp_dot/ds + 2/h dp_dot/ds_dot) (the change of Js with z is left
-// out). Mechanical rows: f_z = h^2/4 (... - Js^T F), so df_z/dp = -h^2/4 Js^T dF/dp.
+// out). Mechanical rows: f_z = h^2/4 (... - Js^T F), so df_z/dp = -h^2/4 Js^T dF/dp (Jr in place
+// of Js where the formulation's rows project the forces otherwise: tg_jr).
 static HY_ALWAYS_INLINE void pressure_blocks_n(int nv, int nc, double dt, const hy_hyd_work* hw,
                                                double* restrict D, double* restrict G) {
   for (int v = 0; v < nv; v++) {
@@ -249,7 +250,7 @@ static void friction_blocks(const hy_model* m, double dt, const hy_hyd_work* hw,
 // The mechanical block (the formulation's) into tg_S and tg_Js, and the first-order blocks, at
 // the last residual evaluation. Returns dF_cyl/dy: the network's dF_dp without friction states.
 static const double* tangent_blocks(hy_trap* tr, hy_form* f) {
-  f->ops->tangent(f, tr->tg_S, tr->tg_Js);
+  tr->tg_jr = f->ops->tangent(f, tr->tg_S, tr->tg_Js, tr->tg_Jr) ? tr->tg_Jr : tr->tg_Js;
   const int nv = f->m->sizes.nvol;
   if (f->m->sizes.nfric > 0) {
     friction_blocks(f->m, tr->h, f->hyd, tr->tg_D, tr->tg_G, tr->tg_Fy);
@@ -269,7 +270,7 @@ void hy_trap_tangent(hy_integ* in, hy_form* f, double* J) {
     memcpy(row, tr->tg_S + (size_t)i * nm, sizeof(double) * (size_t)nm);
     for (int w = 0; w < nv; w++) {
       double sum = 0;
-      for (int c = 0; c < nc; c++) sum += tr->tg_Js[c * nm + i] * Fy[c * nv + w];
+      for (int c = 0; c < nc; c++) sum += tr->tg_jr[c * nm + i] * Fy[c * nv + w];
       row[nm + w] = s * sum;
     }
   }
@@ -305,14 +306,15 @@ static HY_ALWAYS_INLINE void eliminate_pressures_n(int nv, int nc, hy_trap* tr,
   for (int i = 0; i < nc * nv; i++) tr->tg_Fp[i] = Fp[i];
 }
 
-// S += s Js^T K Js
+// S += s Jr^T K Js (Jr may be Js: both are only read, so restrict holds)
 static HY_ALWAYS_INLINE void schur_update_n(int nm, int nc, double s, const double* restrict K,
+                                            const double* restrict Jr,
                                             const double* restrict Js, double* restrict S) {
   for (int a = 0; a < nc; a++) {
     for (int b = 0; b < nc; b++) {
       const double k = s * K[a * nc + b];
       if (k == 0) continue;
-      const double* ja = Js + (size_t)a * nm;
+      const double* ja = Jr + (size_t)a * nm;
       const double* jb = Js + (size_t)b * nm;
       for (int i = 0; i < nm; i++) {
         const double ki = k * ja[i];
@@ -340,7 +342,8 @@ hy_status hy_trap_factor(hy_integ* in, hy_form* f, int* sing) {
       return HY_WARN_SINGULAR;
     }
     HY_SIZED(nv, eliminate_pressures_n, nc, tr, Fy);
-    HY_SIZED(nm, schur_update_n, nc, 0.25 * tr->h * tr->h, tr->tg_K, tr->tg_Js, tr->tg_S);
+    HY_SIZED(nm, schur_update_n, nc, 0.25 * tr->h * tr->h, tr->tg_K, tr->tg_jr, tr->tg_Js,
+             tr->tg_S);
   }
   if (hy_lu_factor(nm, tr->tg_S, tr->tg_Spiv, &col) != HY_OK) {
     *sing = col < 0 ? 0 : col;
@@ -360,7 +363,7 @@ static HY_ALWAYS_INLINE void solve_pressures_first_n(int nv, int nm, int nc, dou
     double u = 0;
     for (int v = 0; v < nv; v++) u += tr->tg_Fp[c * nv + v] * bp[v];
     u *= s;
-    const double* jc = tr->tg_Js + (size_t)c * nm;
+    const double* jc = tr->tg_jr + (size_t)c * nm;
     for (int i = 0; i < nm; i++) b[i] += u * jc[i];
   }
 }

@@ -103,6 +103,17 @@ static void build(builder* b, const hy_model* m, const hy_data* d) {
     add_double(b, 1, "m", "largest |Phi_i|, loop-closure violation (m or rad)", &d->violation,
                "violation", NULL);
   }
+  // Nonholonomic constraints: the largest violation is watched like the loops' (default set;
+  // only models that have them get the column, so other CSVs keep their columns), the rate of
+  // each constraint on request, next to it so that `all` keeps them together.
+  if (sz->nnh > 0) {
+    add_double(b, 1, "m/s", "largest |B zd|, nonholonomic constraint violation", &d->nh_violation,
+               "violation_nh", NULL);
+  }
+  for (int k = 0; k < sz->nnh; k++) {
+    add_double(b, 0, "m/s", "velocity of the knife edge's point along its axis, B zd",
+               d->nh_rate + k, "nh:", NAME(m->nh_name, k));
+  }
   if (newton) {
     add_int(b, 1, "Newton iterations of the step", &d->stats.niter_last, "iter");
   }

@@ -155,13 +155,14 @@ hy_status hy_io_read_file(const char* path, char** out, size_t* size, const char
 //----- sections ------------------------------------------------------------------------------
 
 // Each reads its section of the root mapping into ld->spec.
-hy_status hy_io_load_bodies(hy_io_loader* ld, const hy_io_node* root);      // io_yaml_mech.c
-hy_status hy_io_load_joints(hy_io_loader* ld, const hy_io_node* root);      // io_yaml_mech.c
-hy_status hy_io_load_markers(hy_io_loader* ld, const hy_io_node* root);     // io_yaml_mech.c
-hy_status hy_io_load_loads(hy_io_loader* ld, const hy_io_node* root);       // io_yaml_mech.c
-hy_status hy_io_load_cuts(hy_io_loader* ld, const hy_io_node* root);        // io_yaml_mech.c
-hy_status hy_io_load_forces(hy_io_loader* ld, const hy_io_node* root);      // io_yaml_mech.c
-hy_status hy_io_load_signals(hy_io_loader* ld, const hy_io_node* root);     // io_yaml_signal.c
-hy_status hy_io_load_hydraulics(hy_io_loader* ld, const hy_io_node* root);  // io_yaml_hyd.c
+hy_status hy_io_load_bodies(hy_io_loader* ld, const hy_io_node* root);        // io_yaml_mech.c
+hy_status hy_io_load_joints(hy_io_loader* ld, const hy_io_node* root);        // io_yaml_mech.c
+hy_status hy_io_load_markers(hy_io_loader* ld, const hy_io_node* root);       // io_yaml_mech.c
+hy_status hy_io_load_loads(hy_io_loader* ld, const hy_io_node* root);         // io_yaml_mech.c
+hy_status hy_io_load_cuts(hy_io_loader* ld, const hy_io_node* root);          // io_yaml_mech.c
+hy_status hy_io_load_nonholonomic(hy_io_loader* ld, const hy_io_node* root);  // io_yaml_mech.c
+hy_status hy_io_load_forces(hy_io_loader* ld, const hy_io_node* root);        // io_yaml_mech.c
+hy_status hy_io_load_signals(hy_io_loader* ld, const hy_io_node* root);       // io_yaml_signal.c
+hy_status hy_io_load_hydraulics(hy_io_loader* ld, const hy_io_node* root);    // io_yaml_hyd.c
 
 #endif  // HYDYN_SRC_IO_IO_YAML_H_

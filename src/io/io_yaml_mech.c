@@ -1,5 +1,5 @@
-// Mechanical elements of a model file: bodies, joints, markers, loads, cut joints and force
-// elements (docs/model-format.md).
+// Mechanical elements of a model file: bodies, joints, markers, loads, cut joints, nonholonomic
+// constraints and force elements (docs/model-format.md).
 #include <stdio.h>
 #include <string.h>
 
@@ -132,7 +132,7 @@ hy_status hy_io_load_bodies(hy_io_loader* ld, const hy_io_node* root) {
                            it.where);
     }
     HY_TRY(hy_io_check_unique(ld, &it, list, i, "body"));
-    HY_TRY(hy_io_require_number(ld, &it, n, "mass", "a positive number, kg", &d.mass));
+    HY_TRY(hy_io_require_number(ld, &it, n, "mass", "a number >= 0, kg", &d.mass));
     if (hy_io_map_val(n, "com")) {
       HY_TRY(hy_io_get_vec(ld, it.where, HY_IO_KEY(n, "com"), 3, d.com));
     }
@@ -340,6 +340,42 @@ hy_status hy_io_load_cuts(hy_io_loader* ld, const hy_io_node* root) {
     if (hy_io_map_val(n, "up_b")) HY_TRY(get_up(ld, &it, n, "up_b", d.up_b));
     if (hy_spec_add_cut(ld->spec, &d) != HY_OK) {
       return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory adding cut joint '%s'", d.name);
+    }
+  }
+  return HY_OK;
+}
+
+//----- nonholonomic constraints ---------------------------------------------------------------
+
+hy_status hy_io_load_nonholonomic(hy_io_loader* ld, const hy_io_node* root) {
+  static const char* const keys[] = {"name", "type", "marker", "axis", NULL};
+  static const hy_nonholonomic_type kinds[] = {HY_NONHOLONOMIC_KNIFE_EDGE};
+  const int nkind = (int)(sizeof kinds / sizeof kinds[0]);
+  const char* types[sizeof kinds / sizeof kinds[0] + 1];
+  for (int k = 0; k < nkind; k++) types[k] = hy_nonholonomic_type_name(kinds[k]);
+  types[nkind] = NULL;
+  const hy_io_node* list;
+  HY_TRY(hy_io_get_list(ld, root, "nonholonomic", 0, "nonholonomic constraints", &list));
+  for (int i = 0; list && i < list->nkid; i++) {
+    hy_io_item it;
+    const hy_io_node* n;
+    HY_TRY(hy_io_list_item(ld, list, i, "nonholonomic", "nonholonomic constraint", keys, &it, &n));
+    hy_nonholonomic_def d = hy_nonholonomic_def_default();
+    d.pos = hy_io_pos_of(n);
+    HY_TRY(hy_io_require_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(hy_io_check_unique(ld, &it, list, i, "nonholonomic constraint"));
+    if (hy_io_map_val(n, "type")) {
+      int type;
+      HY_TRY(hy_io_get_enum(ld, it.where, HY_IO_KEY(n, "type"), types, &type));
+      d.type = kinds[type];
+    }
+    HY_TRY(hy_io_require_name(ld, &it, n, "marker", "a marker name", d.marker));
+    // no default: a wheel's axle has no natural direction in its body's frame
+    HY_TRY(hy_io_require(ld, &it, n, "axis", "a list of 3 numbers, the marker body's frame"));
+    HY_TRY(get_axis(ld, &it, n, "axis", d.axis));
+    if (hy_spec_add_nonholonomic(ld->spec, &d) != HY_OK) {
+      return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory adding nonholonomic constraint '%s'",
+                     d.name);
     }
   }
   return HY_OK;

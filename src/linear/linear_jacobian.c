@@ -32,9 +32,11 @@ typedef struct lin_ctx {
   double* zd_ref;  //                                                           (nz)
 } lin_ctx;
 
-// The layout [q (nq); q_dot (nq); y = [p; w] (ny); U (nvlv)].
-static int idx_y(const lin_ctx* c) { return 2 * c->L->nq; }
-static int idx_u(const lin_ctx* c) { return 2 * c->L->nq + c->ny; }
+// The layout [q (nq); q_dot (nv); y = [p; w] (ny); U (nvlv)]: with nonholonomic constraints the
+// reduced q are [x_ai; x_ad] and q_dot the nv = nq - l velocities of x_ai (seed 003 Eq. 61's
+// states in another order).
+static int idx_y(const lin_ctx* c) { return c->L->nq + c->L->nv; }
+static int idx_u(const lin_ctx* c) { return c->L->nq + c->L->nv + c->ny; }
 
 // Sets the data's state from x (reduced: the dependent coordinates and velocities by the loop
 // closure from the reference) and evaluates it (hy_form_forward: accelerations, pressure and
@@ -42,21 +44,31 @@ static int idx_u(const lin_ctx* c) { return 2 * c->L->nq + c->ny; }
 static hy_status set_state(lin_ctx* c, const double* x) {
   hy_data* d = c->d;
   const hy_linear* L = c->L;
-  const int nq = L->nq;
+  const int nq = L->nq, nv = L->nv;
   if (L->method == HY_LIN_REDUCED) {
     memcpy(d->z, c->z_ref, sizeof(double) * (size_t)c->nz);
     memcpy(d->zd, c->zd_ref, sizeof(double) * (size_t)c->nz);
-    for (int k = 0; k < nq; k++) {
-      d->z[L->coord[k]] = x[k];
-      d->zd[L->coord[k]] = x[nq + k];
-    }
-    if (c->m->sizes.neq > 0) {
+    for (int k = 0; k < nq; k++) d->z[L->coord[k]] = x[k];
+    for (int k = 0; k < nv; k++) d->zd[L->coord[k]] = x[nq + k];
+    if (c->m->sizes.neq + c->m->sizes.nnh > 0) {
       // seed 003 Eqs. 33-44: the dependent coordinates and velocities follow the independent
       // ones through the constraints at position and velocity level
       const hy_status st = hy_form_close_loops(c->f);
       if (st != HY_OK) {
         return HY_FAIL(&d->err, st, "linearization: the loops do not close at a perturbed state");
       }
+    }
+    if (c->m->sizes.nnh > 0) {
+      // Eqs. 45-52: the velocities of x_ad from B zd = 0 at the perturbed positions, with the
+      // reference's choice of x_ad
+      hy_mech_kinematics_vel(c->m, d, c->f->mech);
+      hy_mech_nonholonomic(c->m, d, c->f->mech);
+      if (hy_form_nh_factor(c->f) != HY_OK) {
+        return HY_FAIL(&d->err, HY_ERR_SINGULAR,
+                       "linearization: the nonholonomic constraints are singular at a "
+                       "perturbed state");
+      }
+      hy_form_nh_close_velocities(c->f);
     }
   } else {
     memcpy(d->z, x, sizeof(double) * (size_t)nq);
@@ -73,10 +85,8 @@ static hy_status rhs(lin_ctx* c, const double* x, double* xd) {
   const hy_data* d = c->d;
   const hy_linear* L = c->L;
   const int nq = L->nq;
-  for (int k = 0; k < nq; k++) {
-    xd[k] = x[nq + k];
-    xd[nq + k] = d->zdd[L->coord[k]];
-  }
+  for (int k = 0; k < nq; k++) xd[k] = d->zd[L->coord[k]];
+  for (int k = 0; k < L->nv; k++) xd[nq + k] = d->zdd[L->coord[k]];
   memcpy(xd + idx_y(c), d->pd, sizeof(double) * (size_t)c->ny);
   memcpy(xd + idx_u(c), d->Ud, sizeof(double) * (size_t)c->nvlv);
   return HY_OK;
@@ -131,7 +141,7 @@ static hy_status column(lin_ctx* c, int j, double h, double* xp, double* fp, dou
   if (sdz_col) {
     for (int k = 0; k < c->ncyl; k++) sdz_col[k] = (sdp[k] - sdm[k]) / (2 * e);
   }
-  if (L->method == HY_LIN_REDUCED && j < 2 * L->nq) {
+  if (L->method == HY_LIN_REDUCED && j < L->nq + L->nv) {
     HY_TRY(difference(c, j, 0.5 * e, xp, fp, fm, half, sdp, sdm));
     for (int i = 0; i < n; i++) col[i] = (4 * half[i] - col[i]) / 3;
     if (sdz_col) {
@@ -157,26 +167,35 @@ static hy_status analytic_blocks(lin_ctx* c, const double* sdz, double* work) {
   hy_data* d = c->d;
   hy_form* f = c->f;
   hy_linear* L = c->L;
-  const int n = L->n, nq = L->nq, np = m->sizes.nvol, nw = m->sizes.nfric, nc = c->ncyl;
+  const int n = L->n, nq = L->nq, nv = L->nv, np = m->sizes.nvol, nw = m->sizes.nfric;
+  const int nc = c->ncyl;
   const int y0 = idx_y(c);
   HY_TRY(set_state(c, L->x));
-  double* a0 = work + (size_t)nc * (size_t)nq + 4 * (size_t)nc;  // nq
+  double* a0 = work + (size_t)nc * (size_t)(nq + nv) + 4 * (size_t)nc;  // nv
   // the accelerations at the reference: those with the cylinder forces held at their values
-  for (int i = 0; i < nq; i++) a0[i] = d->zdd[L->coord[i]];
+  for (int i = 0; i < nv; i++) a0[i] = d->zdd[L->coord[i]];
   hy_hyd_evaluate(m, d, f->hyd);
   hy_form_cylinder_jacobians(f);
   const hy_hyd_work* hw = f->hyd;
-  // J_s R_z: d s / d z_i (R_z is that of the reference's closure; the identity for a tree)
+  // J_s R_z: d s / d z_i (R_z is that of the reference's closure; the identity for a tree), and
+  // J_s T: d s_dot / d z_i_dot (T over the nonholonomic constraints too; R_z without them)
   double* JsR = work;  // nc x nq
+  double* JsT = work + (size_t)nc * (size_t)nq;  // nc x nv
+  const int nh = m->sizes.nnh > 0;
+  if (nh) hy_form_nh_transform(f);
   for (int k = 0; k < nc; k++) {
     for (int i = 0; i < nq; i++) {
-      double s = 0;
-      if (m->sizes.neq > 0) {
-        for (int z = 0; z < c->nz; z++) s += f->jac_s[k * c->nz + z] * f->part.Rz[z * nq + i];
+      double s = 0, t = 0;
+      if (m->sizes.neq + m->sizes.nnh > 0) {
+        for (int z = 0; z < c->nz; z++) {
+          s += f->jac_s[k * c->nz + z] * f->part.Rz[z * nq + i];
+          if (i < nv) t += f->jac_s[k * c->nz + z] * (nh ? f->part.T[z * nv + i] : f->part.Rz[z * nq + i]);
+        }
       } else {
-        s = f->jac_s[k * c->nz + L->coord[i]];
+        s = t = f->jac_s[k * c->nz + L->coord[i]];
       }
       JsR[k * nq + i] = s;
+      if (i < nv) JsT[k * nv + i] = t;
     }
   }
   for (int r = 0; r < np + nw; r++) {
@@ -188,20 +207,20 @@ static hy_status analytic_blocks(lin_ctx* c, const double* sdz, double* work) {
         const double ds = is_p ? hw->dpd_ds[r * nc + k] : 0.0;
         const double dsd = is_p ? hw->dpd_dsd[r * nc + k] : hw->dwd_dsd[(r - np) * nc + k];
         dz += ds * JsR[k * nq + i] + dsd * sdz[k * nq + i];
-        dzd += dsd * JsR[k * nq + i];
+        if (i < nv) dzd += dsd * JsT[k * nv + i];
       }
       row[i] = dz;
-      row[nq + i] = dzd;
+      if (i < nv) row[nq + i] = dzd;
     }
     for (int u = 0; u < np; u++) row[y0 + u] = is_p ? hw->dpd_dp[r * np + u] : hw->dwd_dp[(r - np) * np + u];
     for (int l = 0; l < nw; l++) row[y0 + np + l] = is_p ? 0.0 : hw->dwd_dw[(r - np) * nw + l];
   }
   // d z_i_ddot / dF: the cylinder forces held as inputs at their reference values, then one
   // moved by dF (an affine map: exact to round-off)
-  double* F0 = work + (size_t)nc * (size_t)nq;  // nc
-  double* coef = F0 + nc;                       // 3 nc
-  double* dadF = a0 + nq;                       // nq x nc
-  double* dFdy = dadF + (size_t)nq * (size_t)nc;  // nc x (np + nw)
+  double* F0 = work + (size_t)nc * (size_t)(nq + nv);  // nc
+  double* coef = F0 + nc;                              // 3 nc
+  double* dadF = a0 + nv;                              // nv x nc
+  double* dFdy = dadF + (size_t)nv * (size_t)nc;       // nc x (np + nw)
   for (int k = 0; k < nc; k++) {
     F0[k] = d->frc_force[m->cyl_frc[k]];
     for (int u = 0; u < np; u++) dFdy[k * (np + nw) + u] = hw->dF_dp[k * np + u];
@@ -216,12 +235,12 @@ static hy_status analytic_blocks(lin_ctx* c, const double* sdz, double* work) {
     const double dF = fmax(1.0, fabs(F0[k]));
     coef[3 * k] = F0[k] + dF;
     st = set_state(c, L->x);
-    for (int i = 0; st == HY_OK && i < nq; i++) dadF[i * nc + k] = (d->zdd[L->coord[i]] - a0[i]) / dF;
+    for (int i = 0; st == HY_OK && i < nv; i++) dadF[i * nc + k] = (d->zdd[L->coord[i]] - a0[i]) / dF;
     coef[3 * k] = F0[k];
   }
   d->cyl_input = NULL;
   HY_TRY(st);
-  for (int i = 0; i < nq; i++) {
+  for (int i = 0; i < nv; i++) {
     double* row = L->J + (size_t)(nq + i) * n;
     for (int v = 0; v < np + nw; v++) {
       double s = 0;
@@ -241,11 +260,12 @@ void hy_linear_free(hy_linear* L) {
   hy_free(L);
 }
 
-static hy_linear* alloc_linear(int n, int nq, int nz) {
+static hy_linear* alloc_linear(int n, int nq, int nv, int nz) {
   hy_linear* L = hy_calloc(1, sizeof *L);
   if (!L) return NULL;
   L->n = n;
   L->nq = nq;
+  L->nv = nv;
   L->coord = hy_calloc((size_t)(nq > 0 ? nq : 1), sizeof(int));
   L->J = hy_calloc((size_t)n * (size_t)n, sizeof(double));
   L->x = hy_calloc((size_t)n, sizeof(double));
@@ -283,7 +303,8 @@ hy_status hy_linearizer_make(const hy_model* m0, hy_linearizer** out, hy_error* 
     hy_linearizer_free(lz);
     return HY_FAIL(err, st, "linearization: cannot copy the model");
   }
-  lz->m->opt.formulation = lz->m->sizes.ncut > 0 ? HY_FORM_DOUBLE_STEP : HY_FORM_TREE;
+  const int constrained = lz->m->sizes.ncut + lz->m->sizes.nnh > 0;
+  lz->m->opt.formulation = constrained ? HY_FORM_DOUBLE_STEP : HY_FORM_TREE;
   lz->m->opt.integrator = HY_INTEG_AUTO;
   st = hy_data_make(lz->m, &lz->d, err);
   if (st == HY_OK) {
@@ -330,10 +351,11 @@ hy_status hy_linearizer_jacobian(hy_linearizer* lz, const hy_model* m0, const hy
     c.nvlv = c.m->sizes.nvlv;
     c.ncyl = c.m->sizes.ncyl;
     const int nq = method == HY_LIN_REDUCED ? c.ndof : c.nz;
-    const int n = 2 * nq + c.ny + c.nvlv;
-    c.L = alloc_linear(n, nq, c.nz);
+    const int nv = method == HY_LIN_REDUCED ? c.ndof - c.m->sizes.nnh : c.nz;
+    const int n = nq + nv + c.ny + c.nvlv;
+    c.L = alloc_linear(n, nq, nv, c.nz);
     const size_t nw = (size_t)2 * (size_t)c.nz + (size_t)9 * (size_t)n +
-                      (size_t)c.ncyl * (size_t)(3 * nq + 8 + c.ny) + (size_t)nq;
+                      (size_t)c.ncyl * (size_t)(4 * nq + 8 + c.ny) + (size_t)nq;
     work = hy_calloc(nw, sizeof(double));
     if (!c.L || !work) st = HY_FAIL(err, HY_ERR_NOMEM, "linearization: out of memory");
   }
@@ -350,10 +372,8 @@ hy_status hy_linearizer_jacobian(hy_linearizer* lz, const hy_model* m0, const hy
     memcpy(c.z_ref, c.d->z, sizeof(double) * (size_t)c.nz);
     memcpy(c.zd_ref, c.d->zd, sizeof(double) * (size_t)c.nz);
     for (int k = 0; k < L->nq; k++) L->coord[k] = method == HY_LIN_REDUCED ? c.d->part[k] : k;
-    for (int k = 0; k < L->nq; k++) {
-      L->x[k] = c.d->z[L->coord[k]];
-      L->x[L->nq + k] = c.d->zd[L->coord[k]];
-    }
+    for (int k = 0; k < L->nq; k++) L->x[k] = c.d->z[L->coord[k]];
+    for (int k = 0; k < L->nv; k++) L->x[L->nq + k] = c.d->zd[L->coord[k]];
     memcpy(L->x + idx_y(&c), c.d->p, sizeof(double) * (size_t)c.ny);
     memcpy(L->x + idx_u(&c), c.d->U, sizeof(double) * (size_t)c.nvlv);
     const int n = L->n;
@@ -364,7 +384,7 @@ hy_status hy_linearizer_jacobian(hy_linearizer* lz, const hy_model* m0, const hy
     double* sdm = sdp + c.ncyl;                 // ncyl
     double* sdz = sdm + c.ncyl;                 // ncyl x nq: d s_dot / d z_i
     double* blocks = sdz + (size_t)c.ncyl * (size_t)L->nq;
-    double* col2 = blocks + (size_t)c.ncyl * (size_t)(2 * L->nq + 4 + c.ny) + L->nq;
+    double* col2 = blocks + (size_t)c.ncyl * (size_t)(3 * L->nq + 4 + c.ny) + L->nq;
     double* sdz_col = col2 + 2 * n;
     for (int j = 0; st == HY_OK && j < n; j++) {
       // the reduced Jacobian's columns of the pressures and friction states are all analytic
@@ -386,7 +406,9 @@ hy_status hy_linearizer_jacobian(hy_linearizer* lz, const hy_model* m0, const hy
     for (int z = 0; st == HY_OK && z < c.nz; z++) {
       for (int k = 0; k < L->nq; k++) {
         double v = z == L->coord[k] ? 1.0 : 0.0;
-        if (method == HY_LIN_REDUCED && c.m->sizes.neq > 0) v = c.f->part.Rz[z * L->nq + k];
+        if (method == HY_LIN_REDUCED && c.m->sizes.neq + c.m->sizes.nnh > 0) {
+          v = c.f->part.Rz[z * L->nq + k];
+        }
         L->Rz[z * L->nq + k] = v;
       }
     }
@@ -413,19 +435,19 @@ hy_status hy_linear_make(const hy_model* m0, const hy_data* d0, hy_lin_method me
 }
 
 void hy_linear_state_name(const hy_model* m, const hy_linear* L, int i, char* buf, size_t size) {
-  const int nq = L->nq, np = L->np, nw = L->nw;
-  if (i < 2 * nq) {
-    const int k = i % nq;
+  const int nq = L->nq, nm = L->nq + L->nv, np = L->np, nw = L->nw;
+  if (i < nm) {
+    const int k = i < nq ? i : i - nq;
     int joint = 0;
     for (int j = 0; j < m->sizes.nbody; j++) {
       if (m->jnt_zadr[j] == L->coord[k]) joint = j;
     }
     snprintf(buf, size, "%s:%s", i < nq ? "z" : "zd", m->jnt_name + (size_t)joint * HY_NAME_MAX);
-  } else if (i < 2 * nq + np) {
-    snprintf(buf, size, "p:%s", m->vol_name + (size_t)(i - 2 * nq) * HY_NAME_MAX);
-  } else if (i < 2 * nq + np + nw) {
-    snprintf(buf, size, "w:%d", i - 2 * nq - np);
+  } else if (i < nm + np) {
+    snprintf(buf, size, "p:%s", m->vol_name + (size_t)(i - nm) * HY_NAME_MAX);
+  } else if (i < nm + np + nw) {
+    snprintf(buf, size, "w:%d", i - nm - np);
   } else {
-    snprintf(buf, size, "U:%s", m->vlv_name + (size_t)(i - 2 * nq - np - nw) * HY_NAME_MAX);
+    snprintf(buf, size, "U:%s", m->vlv_name + (size_t)(i - nm - np - nw) * HY_NAME_MAX);
   }
 }

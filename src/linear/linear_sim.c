@@ -5,27 +5,26 @@
 #include "linear/linear.h"
 
 void hy_linear_gather(const hy_linear* L, const hy_data* d, double* x) {
-  const int nq = L->nq;
-  for (int k = 0; k < nq; k++) {
-    x[k] = d->z[L->coord[k]];
-    x[nq + k] = d->zd[L->coord[k]];
-  }
-  memcpy(x + 2 * nq, d->p, sizeof(double) * (size_t)(L->np + L->nw));
-  memcpy(x + 2 * nq + L->np + L->nw, d->U, sizeof(double) * (size_t)L->nu);
+  const int nq = L->nq, nm = L->nq + L->nv;
+  for (int k = 0; k < nq; k++) x[k] = d->z[L->coord[k]];
+  for (int k = 0; k < L->nv; k++) x[nq + k] = d->zd[L->coord[k]];
+  memcpy(x + nm, d->p, sizeof(double) * (size_t)(L->np + L->nw));
+  memcpy(x + nm + L->np + L->nw, d->U, sizeof(double) * (size_t)L->nu);
 }
 
 const char* hy_linear_state_unit(const hy_model* m, const hy_linear* L, int i) {
-  const int nq = L->nq;
-  if (i < 2 * nq) {
+  const int nq = L->nq, nm = L->nq + L->nv;
+  if (i < nm) {
     int prismatic = 0;
+    const int k = i < nq ? i : i - nq;
     for (int j = 0; j < m->sizes.nbody; j++) {
-      if (m->jnt_zadr[j] == L->coord[i % nq]) prismatic = m->jnt_type[j] == HY_JOINT_PRISMATIC;
+      if (m->jnt_zadr[j] == L->coord[k]) prismatic = m->jnt_type[j] == HY_JOINT_PRISMATIC;
     }
     if (i < nq) return prismatic ? "m" : "rad";
     return prismatic ? "m/s" : "rad/s";
   }
-  if (i < 2 * nq + L->np) return "Pa";
-  if (i < 2 * nq + L->np + L->nw) return "";  // a bristle deflection (m) or a film thickness (-)
+  if (i < nm + L->np) return "Pa";
+  if (i < nm + L->np + L->nw) return "";  // a bristle deflection (m) or a film thickness (-)
   return "V";
 }
 

@@ -140,6 +140,10 @@ void hy_mech_constraints(const hy_model* m, hy_data* d, hy_mech_work* w);
 // hy_mech_kinematics_pos), and the bias Phi_z_dot zd alone (after both kinematics stages).
 void hy_mech_constraints_pos(const hy_model* m, hy_data* d, hy_mech_work* w);
 void hy_mech_constraints_bias(const hy_model* m, hy_data* d, hy_mech_work* w);
+// The nonholonomic rows of D (seed 003 Eq. 14): B into d->phi_z rows neq .., B zd into
+// d->nh_rate, B_dot zd into d->phi_bias[neq ..], and d->nh_violation = max |B zd|. Needs both
+// kinematics stages.
+void hy_mech_nonholonomic(const hy_model* m, hy_data* d, hy_mech_work* w);
 // Length, rate and direction of every force element (frc_len, frc_rate, frc_dir). Needs
 // hy_mech_kinematics. The forces themselves (d->frc_force) are set by the caller and applied
 // by hy_mech_dynamics.

@@ -443,6 +443,29 @@ void hy_mech_constraints_bias(const hy_model* m, hy_data* d, hy_mech_work* w) {
 }
 
 
+// Knife-edge row k of B (seed 003 Eqs. 11, 14): C_nh = a . x_dot of the marker's point x along
+// the body-fixed unit axis a. x_dot = (dx/dz) zd, so the row is a . dx/dz, without the turn of a
+// (that would be a position derivative). Its time derivative at zdd = 0, the bias of
+// B zdd + B_dot zd = 0, is a_dot . x_dot + a . x_ddot0 with a_dot = w x a.
+void hy_mech_nonholonomic(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  const int nz = m->sizes.nz, neq = m->sizes.neq;
+  double viol = 0;
+  for (int k = 0; k < m->sizes.nnh; k++) {
+    const int mk = m->nh_mrk[k];
+    kin3 x, a;
+    marker_point(m, d, w, mk, WANT_ROWS | WANT_BIAS, &x);
+    body_vector(m, d, w, x.body, m->nh_axis + 3 * k, WANT_ROWS | WANT_BIAS, &a);
+    double* row = d->phi_z + (size_t)(neq + k) * (size_t)nz;
+    memset(row, 0, sizeof(double) * (size_t)nz);
+    hy_mech_add_point_along(m, d, x.body, x.p, a.p, 1.0, row);
+    const double rate = hy_v3_dot(a.p, x.v);
+    d->nh_rate[k] = rate;
+    d->phi_bias[neq + k] = hy_v3_dot(a.v, x.v) + hy_v3_dot(a.p, x.dd);
+    if (fabs(rate) > viol || rate != rate) viol = rate != rate ? rate : fabs(rate);
+  }
+  d->nh_violation = viol;
+}
+
 void hy_mech_force_geometry(const hy_model* m, hy_data* d) {
   for (int k = 0; k < m->sizes.nfrc; k++) {
     const double* xa = d->mrk_pos + 3 * m->frc_mrk_a[k];

@@ -34,6 +34,8 @@ struct hy_spec {
   int nload, cap_load;
   hy_cut_def* cuts;
   int ncut, cap_cut;
+  hy_nonholonomic_def* nonholonomics;
+  int nnonholonomic, cap_nonholonomic;
   hy_force_def* forces;
   int nforce, cap_force;
   hy_circuit_def* circuits;

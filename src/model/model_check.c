@@ -42,7 +42,7 @@ typedef struct range {
   const char* unit;      // shown in messages, "-" for none
 } range;
 
-static const range kMass = {0, HY_MAX_MASS, 1, 0, "kg"};
+static const range kMass = {0, HY_MAX_MASS, 0, 0, "kg"};  // 0: a massless link
 static const range kLength = {-HY_MAX_LENGTH, HY_MAX_LENGTH, 0, 0, "m"};
 static const range kLengthPos = {0, HY_MAX_LENGTH, 1, 0, "m"};
 static const range kLengthNonneg = {0, HY_MAX_LENGTH, 0, 0, "m"};
@@ -250,15 +250,31 @@ static hy_status check_inertia(const checker* c, hy_srcpos pos, const char* elem
   return HY_OK;
 }
 
+// A body of mass 0 (a link that only carries a joint to the next, such as the carriages of a
+// planar x-y-theta chain) must have no inertia either: a rotational inertia without mass is no
+// rigid body. Whether the tree's mass matrix stays positive definite is the engine's to find.
+static hy_status check_massless(const checker* c, hy_srcpos pos, const char* elem,
+                                const double J[9]) {
+  for (int i = 0; i < 9; i++) {
+    if (J[i] != 0) {
+      return fail(c, pos, "%s: mass 0 needs a zero inertia, but inertia[%d][%d] is %g", elem, i / 3,
+                  i % 3, J[i]);
+    }
+  }
+  return HY_OK;
+}
+
 static hy_status check_bodies(const checker* c) {
   const hy_model* m = c->m;
   for (int i = 0; i < m->sizes.nbody; i++) {
     char elem[96];
     elem_name(elem, sizeof elem, "body", m->body_name, i);
     const hy_srcpos pos = m->body_src[i];
+    const double* J = m->body_inertia + 9 * i;
     HY_TRY(check_num(c, pos, elem, "mass", m->body_mass[i], &kMass));
     HY_TRY(check_vec(c, pos, elem, "com", m->body_com + 3 * i, 3, &kLength));
-    HY_TRY(check_inertia(c, pos, elem, m->body_inertia + 9 * i));
+    HY_TRY(check_inertia(c, pos, elem, J));
+    if (m->body_mass[i] == 0) HY_TRY(check_massless(c, pos, elem, J));
   }
   return HY_OK;
 }
@@ -351,7 +367,7 @@ static hy_status check_signals(const checker* c) {
   return HY_OK;
 }
 
-//----- cut joints and force elements --------------------------------------------------------
+//----- cut joints, nonholonomic constraints and force elements -------------------------------
 
 static hy_status check_cuts(const checker* c) {
   const hy_model* m = c->m;
@@ -386,6 +402,25 @@ static hy_status check_cuts(const checker* c) {
       }
     }
   }
+  return HY_OK;
+}
+
+static hy_status check_nonholonomic(const checker* c) {
+  const hy_model* m = c->m;
+  for (int k = 0; k < m->sizes.nnh; k++) {
+    char elem[96];
+    elem_name(elem, sizeof elem, "nonholonomic constraint", m->nh_name, k);
+    const hy_srcpos pos = m->nh_src[k];
+    if (m->nh_type[k] != HY_NONHOLONOMIC_KNIFE_EDGE) {
+      return fail(c, pos, "%s: unknown type %d", elem, m->nh_type[k]);
+    }
+    HY_TRY(check_axis(c, pos, elem, "axis", m->nh_axis + 3 * k));
+  }
+  return HY_OK;
+}
+
+static hy_status check_forces(const checker* c) {
+  const hy_model* m = c->m;
   for (int k = 0; k < m->sizes.nfrc; k++) {
     char elem[96];
     elem_name(elem, sizeof elem, "force", m->frc_name, k);
@@ -673,6 +708,8 @@ hy_status hy_model_check(const hy_model* m, hy_error* err) {
   HY_TRY(check_joints(&c));
   HY_TRY(check_signals(&c));
   HY_TRY(check_cuts(&c));
+  HY_TRY(check_nonholonomic(&c));
+  HY_TRY(check_forces(&c));
   HY_TRY(check_circuits(&c));
   HY_TRY(check_valves(&c));
   HY_TRY(check_cylinders(&c));

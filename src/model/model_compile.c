@@ -91,6 +91,9 @@ int hy_model_signal(const hy_model* m, const char* name) {
 int hy_model_cut(const hy_model* m, const char* name) {
   return find_name(m->cut_name, m->sizes.ncut, name);
 }
+int hy_model_nonholonomic(const hy_model* m, const char* name) {
+  return find_name(m->nh_name, m->sizes.nnh, name);
+}
 int hy_model_force(const hy_model* m, const char* name) {
   return find_name(m->frc_name, m->sizes.nfrc, name);
 }
@@ -247,7 +250,43 @@ static hy_status check_tree(const hy_spec* s, hy_error* err, int* joint_of, int*
   return HY_OK;
 }
 
-//----- markers, signals, loads, cut joints, force elements -----------------------------------
+//----- markers, signals, loads, cut joints, nonholonomic constraints, force elements ---------
+
+// Names and markers of the nonholonomic constraints, and their number (their axes are
+// hy_model_check's, the plane of a planar model derive_nonholonomic's).
+static hy_status check_nonholonomic(const hy_spec* s, hy_error* err) {
+  for (int k = 0; k < s->nnonholonomic; k++) {
+    const hy_nonholonomic_def* nd = &s->nonholonomics[k];
+    if (nd->name[0] == 0) FAIL(nd->pos, "nonholonomic constraint %d has no name", k);
+    for (int q = 0; q < k; q++) {
+      if (strcmp(s->nonholonomics[q].name, nd->name) == 0) {
+        FAIL(nd->pos, "duplicate nonholonomic constraint name '%s'", nd->name);
+      }
+    }
+    const int mk = spec_marker(s, nd->marker);
+    if (mk < 0) {
+      FAIL(nd->pos, "nonholonomic constraint '%s': marker '%s' does not exist", nd->name,
+           nd->marker);
+    }
+    if (marker_body(s, mk) < 0) {
+      FAIL(nd->pos,
+           "nonholonomic constraint '%s': marker '%s' is on ground (a nonholonomic constraint on "
+           "ground constrains nothing)",
+           nd->name, nd->marker);
+    }
+  }
+  // one coordinate per joint, one equation per constraint: the constraint that takes the last
+  // velocity is blamed
+  const int nz = s->nbody, nnh = s->nnonholonomic;
+  if (nnh >= nz) {
+    const hy_nonholonomic_def* nd = &s->nonholonomics[nz - 1];
+    FAIL(nd->pos,
+         "nonholonomic constraint '%s': %d nonholonomic constraints on a model of %d "
+         "coordinates leave no motion (at most %d)",
+         nd->name, nnh, nz, nz - 1);
+  }
+  return HY_OK;
+}
 
 static hy_status check_references(const hy_spec* s, hy_error* err) {
   for (int k = 0; k < s->nmarker; k++) {
@@ -300,6 +339,7 @@ static hy_status check_references(const hy_spec* s, hy_error* err) {
            cd->name, cd->marker_a, cd->marker_b, s->markers[ma].body);
     }
   }
+  HY_TRY(check_nonholonomic(s, err));
   for (int k = 0; k < s->nforce; k++) {
     const hy_force_def* fd = &s->forces[k];
     if (fd->name[0] == 0) FAIL(fd->pos, "force %d has no name", k);
@@ -636,6 +676,14 @@ static void fill_mech(const hy_spec* s, hy_model* m, const int* order, const int
     hy_v3_copy(m->cut_up_b + 3 * k, cd->up_b);
     m->cut_src[k] = cd->pos;
   }
+  for (int k = 0; k < s->nnonholonomic; k++) {
+    const hy_nonholonomic_def* nd = &s->nonholonomics[k];
+    memcpy(m->nh_name + (size_t)k * HY_NAME_MAX, nd->name, HY_NAME_MAX);
+    m->nh_type[k] = nd->type;
+    m->nh_mrk[k] = hy_model_marker(m, nd->marker);
+    hy_v3_copy(m->nh_axis + 3 * k, nd->axis);
+    m->nh_src[k] = nd->pos;
+  }
   for (int k = 0; k < s->nforce; k++) {
     const hy_force_def* fd = &s->forces[k];
     memcpy(m->frc_name + (size_t)k * HY_NAME_MAX, fd->name, HY_NAME_MAX);
@@ -971,6 +1019,32 @@ static hy_status derive_planar_cuts(const hy_spec* s, hy_model* m, hy_error* err
   return HY_OK;
 }
 
+// Unit axes of the nonholonomic constraints. A planar model's kinematics have no velocity along
+// the plane normal, so there an axis must lie in the plane: along the normal its row of B would
+// vanish, and an oblique one would constrain only its in-plane part. rot0: the spec bodies'
+// rotations at z = 0 (derive_planar_cuts).
+static hy_status derive_nonholonomic(const hy_spec* s, hy_model* m, hy_error* err, const int* order,
+                                     const double* rot0) {
+  const double* n = m->plane_normal;
+  for (int k = 0; k < m->sizes.nnh; k++) {
+    double* a = m->nh_axis + 3 * k;
+    hy_model_unit3(a, a);
+    if (!m->planar) continue;
+    const int b = m->mrk_body[m->nh_mrk[k]];  // a body: check_nonholonomic refuses ground
+    double g[3];
+    hy_m3_mulv(g, rot0 + 9 * order[b], a);
+    if (fabs(hy_v3_dot(g, n)) > 1e-9) {
+      const hy_nonholonomic_def* nd = &s->nonholonomics[k];
+      return hy_error_set_src(err, HY_ERR_MODEL, s->path, nd->pos.line, nd->pos.col,
+                              "nonholonomic constraint '%s': axis (%.6g, %.6g, %.6g) is not in "
+                              "the plane of motion (normal (%.6g, %.6g, %.6g)): at z = 0 it is "
+                              "(%.6g, %.6g, %.6g) in the inertial frame",
+                              nd->name, a[0], a[1], a[2], n[0], n[1], n[2], g[0], g[1], g[2]);
+    }
+  }
+  return HY_OK;
+}
+
 hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
   if (!s || !out) return HY_FAIL(err, HY_ERR_ARG, "null argument");
   *out = NULL;
@@ -1007,6 +1081,7 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
                  .nload = s->nload,
                  .ncut = s->ncut,
                  .neq = 0,
+                 .nnh = s->nnonholonomic,
                  .nfrc = s->nforce + s->ncylinder,
                  .ncirc = s->ncircuit,
                  .nvol = s->nvolume,
@@ -1035,6 +1110,7 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
 
   derive_joints(m);
   status = derive_planar_cuts(s, m, err, order, rot0, axis0);
+  if (status == HY_OK) status = derive_nonholonomic(s, m, err, order, rot0);
   if (status != HY_OK) goto done;
   if (m->planar) plane_records(m, rot0, order);
   // the derived arrays obey the same rules (unit axes, a symmetric inertia)

@@ -52,6 +52,15 @@ hy_cut_def hy_cut_def_default(void) {
   return d;
 }
 
+// The axis stays zero: a knife edge has no natural direction, so one must be given (the
+// checker refuses a zero axis).
+hy_nonholonomic_def hy_nonholonomic_def_default(void) {
+  hy_nonholonomic_def d;
+  memset(&d, 0, sizeof d);
+  d.type = HY_NONHOLONOMIC_KNIFE_EDGE;
+  return d;
+}
+
 hy_force_def hy_force_def_default(void) {
   hy_force_def d;
   memset(&d, 0, sizeof d);
@@ -169,6 +178,7 @@ void hy_spec_free(hy_spec* s) {
   hy_free(s->signals);
   hy_free(s->loads);
   hy_free(s->cuts);
+  hy_free(s->nonholonomics);
   hy_free(s->forces);
   hy_free(s->circuits);
   hy_free(s->volumes);
@@ -235,6 +245,11 @@ hy_status hy_spec_add_load(hy_spec* s, const hy_load_def* def) {
 
 hy_status hy_spec_add_cut(hy_spec* s, const hy_cut_def* def) {
   HY_SPEC_ADD_(s, cuts, ncut, cap_cut, def);
+  return HY_OK;
+}
+
+hy_status hy_spec_add_nonholonomic(hy_spec* s, const hy_nonholonomic_def* def) {
+  HY_SPEC_ADD_(s, nonholonomics, nnonholonomic, cap_nonholonomic, def);
   return HY_OK;
 }
 

@@ -14,6 +14,7 @@ static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator in
   const hy_sizes* sz = &m->sizes;
   const size_t nz = (size_t)sz->nz, nb = (size_t)sz->nbody, nm = (size_t)sz->nmrk;
   const size_t neq = (size_t)sz->neq, nf = (size_t)sz->nfrc;
+  const size_t ncon = neq + (size_t)sz->nnh;
   const size_t nv = (size_t)sz->nvol, nvl = (size_t)sz->nvlv, nc = (size_t)sz->ncyl;
   const size_t nw = (size_t)sz->nfric;
   size_t at = 0;
@@ -33,9 +34,10 @@ static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator in
   TAKE(d->M, hy_doubles(nz * nz));
   TAKE(d->Q, hy_doubles(nz));
   TAKE(d->phi, hy_doubles(neq));
-  TAKE(d->phi_z, hy_doubles(neq * nz));
-  TAKE(d->phi_bias, hy_doubles(neq));
-  TAKE(d->lam, hy_doubles(neq));
+  TAKE(d->phi_z, hy_doubles(ncon * nz));
+  TAKE(d->phi_bias, hy_doubles(ncon));
+  TAKE(d->lam, hy_doubles(ncon));
+  TAKE(d->nh_rate, hy_doubles((size_t)sz->nnh));
   TAKE(d->frc_force, hy_doubles(nf));
   TAKE(d->frc_len, hy_doubles(nf));
   TAKE(d->frc_rate, hy_doubles(nf));
@@ -137,12 +139,17 @@ hy_status hy_data_make(const hy_model* m, hy_data** out, hy_error* err) {
                    "coordinates), more than the limit of %s (solver: max_memory, --max-memory)",
                    m->name, need, m->sizes.nz, limit);
   }
-  if (m->sizes.nz + m->sizes.nvol + m->sizes.nfric > DENSE_MAX || m->sizes.neq > DENSE_MAX) {
+  if (m->sizes.nz + m->sizes.nvol + m->sizes.nfric > DENSE_MAX || m->sizes.neq + m->sizes.nnh > DENSE_MAX) {
     return HY_FAIL(err, HY_ERR_MODEL,
                    "model '%s' has %d coordinates, %d pressures, %d friction states and %d "
-                   "loop-closure equations: hydyn's dense matrices take at most %d unknowns or "
+                   "constraint equations: hydyn's dense matrices take at most %d unknowns or "
                    "equations",
-                   m->name, m->sizes.nz, m->sizes.nvol, m->sizes.nfric, m->sizes.neq, DENSE_MAX);
+                   m->name, m->sizes.nz, m->sizes.nvol, m->sizes.nfric,
+                   m->sizes.neq + m->sizes.nnh, DENSE_MAX);
+  }
+  if (m->sizes.nnh > HY_NH_MAX) {
+    return HY_FAIL(err, HY_ERR_MODEL, "model '%s' has %d nonholonomic constraints: at most %d",
+                   m->name, m->sizes.nnh, HY_NH_MAX);
   }
   hy_data probe;
   hy_work wprobe;
@@ -219,7 +226,7 @@ hy_status hy_data_reset(const hy_model* m, hy_data* d) {
   d->time = 0;
   memcpy(d->z, m->z0, nz * sizeof(double));
   memcpy(d->zd, m->zd0, nz * sizeof(double));
-  memset(d->lam, 0, (size_t)m->sizes.neq * sizeof(double));
+  memset(d->lam, 0, (size_t)(m->sizes.neq + m->sizes.nnh) * sizeof(double));
   memset(&d->stats, 0, sizeof d->stats);
   memset(&d->err, 0, sizeof d->err);
   d->work_ext = 0;

@@ -1,6 +1,7 @@
 // The run driver: steps a model to t_end, calls the recorder, reports progress and sums up the
-// run (steps, wall time, real-time factor, iterations, constraint violation, energy drift). The
-// command line and the benchmark both run through it, so the summary is computed in one place.
+// run (steps, wall time, real-time factor, iterations, violations of the loop closure and of the
+// nonholonomic constraints, energy drift). The command line and the benchmark both run through
+// it, so the summary is computed in one place.
 #define _POSIX_C_SOURCE 200809L  // clock_gettime
 #include <float.h>
 #include <math.h>
@@ -39,6 +40,7 @@ static void finish(const hy_model* m, const hy_data* d, double t0, hy_run_summar
                      : NAN;
   s->iter_max = st->niter_max;
   s->violation_max = m->sizes.ncut > 0 ? st->violation_max : NAN;
+  s->nh_violation_max = m->sizes.nnh > 0 ? st->nh_violation_max : NAN;
   s->drift_rel = s->drift / fmax(s->scale, DBL_MIN);
   s->drift_pct_pot = NAN;
   s->drift_pct_work = NAN;

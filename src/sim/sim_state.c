@@ -15,7 +15,7 @@ enum { HIST_TAG = 2, HIST_POWER = 5, HIST_WORK = 5 };
 
 static int hist_size(const hy_model* m, const hy_form_ops* ops) {
   const int nz = m->sizes.nz;
-  return HIST_TAG + nz + m->sizes.nvol + m->sizes.nfric + m->sizes.neq + HIST_POWER + HIST_WORK +
+  return HIST_TAG + nz + m->sizes.nvol + m->sizes.nfric + m->sizes.neq + m->sizes.nnh + HIST_POWER + HIST_WORK +
          hy_integ_hist_size(m) + hy_form_partition_hist_size(m) + ops->hist_size(m) +
          hy_mech_cache_size(m);
 }
@@ -72,7 +72,7 @@ static void hist_get(const hy_model* m, const hy_data* d, double* buf) {
   *buf++ = d->integrator;
   buf = put(buf, d->zdd, m->sizes.nz);
   buf = put(buf, d->pd, m->sizes.nvol + m->sizes.nfric);
-  buf = put(buf, d->lam, m->sizes.neq);
+  buf = put(buf, d->lam, m->sizes.neq + m->sizes.nnh);
   const double power[HIST_POWER] = {f->power.total, f->power.hyd, f->power.visc, f->power.damp,
                                     f->power.fric};
   buf = put(buf, power, HIST_POWER);
@@ -94,7 +94,7 @@ static void hist_set(const hy_model* m, hy_data* d, const double* buf) {
   buf += HIST_TAG;
   buf = take(buf, d->zdd, m->sizes.nz);
   buf = take(buf, d->pd, m->sizes.nvol + m->sizes.nfric);
-  buf = take(buf, d->lam, m->sizes.neq);
+  buf = take(buf, d->lam, m->sizes.neq + m->sizes.nnh);
   f->power.total = buf[0];
   f->power.hyd = buf[1];
   f->power.visc = buf[2];
@@ -182,7 +182,7 @@ hy_status hy_state_set(const hy_model* m, hy_data* d, unsigned segments, const d
                      "hy_state_set: the history was saved from a data stepping with another "
                      "formulation or integrator");
     }
-    const int integ_off = HIST_TAG + m->sizes.nz + m->sizes.nvol + m->sizes.nfric + m->sizes.neq +
+    const int integ_off = HIST_TAG + m->sizes.nz + m->sizes.nvol + m->sizes.nfric + m->sizes.neq + m->sizes.nnh +
                           HIST_POWER + HIST_WORK;
     const int part_off = integ_off + hy_integ_hist_size(m);
     const int form_off = part_off + hy_form_partition_hist_size(m);

@@ -32,6 +32,7 @@ hy_status hy_sim_step(const hy_model* m, hy_data* d, double h) {
   if (w->arena.peak > d->stats.arena_peak) d->stats.arena_peak = w->arena.peak;
   if (st != HY_OK) return st;
   if (d->violation > d->stats.violation_max) d->stats.violation_max = d->violation;
+  if (d->nh_violation > d->stats.nh_violation_max) d->stats.nh_violation_max = d->nh_violation;
   d->stats.nstep++;
   if (m->opt.time_steps) {
     d->stats.wall_last = now_seconds() - t_start;

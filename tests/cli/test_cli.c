@@ -1,7 +1,8 @@
 // The hydyn command, run as a child process: help, argument checking, exit statuses, a short
 // run with its CSV and summary, error positions for a malformed model file, and closed-loop runs
 // (formulations, Newton options, notes, extra CSV columns), hydraulic runs (notes, summary keys,
-// CSV columns, a Newton failure that keeps the rows written before it).
+// CSV columns, a Newton failure that keeps the rows written before it), and a run with a knife
+// edge (its violation column, channels and summary key).
 //
 // The binary is $HYDYN_BIN (set by ctest, see tests/CMakeLists.txt), else build/hydyn in the
 // source tree.
@@ -241,7 +242,8 @@ START_TEST(short_run_writes_csv_and_summary) {
   ck_assert_str_eq(summary_value(result.out, "formulation", v, sizeof v), "tree");
   ck_assert_str_eq(summary_value(result.out, "csv", v, sizeof v), csv);
   // no Newton iteration and no loops in an open tree: those keys are left out
-  const char* absent[] = {"iter_mean", "iter_max", "violation_max", "partitions"};
+  const char* absent[] = {"iter_mean", "iter_max", "violation_max", "nh_violation_max",
+                          "partitions"};
   for (size_t i = 0; i < sizeof absent / sizeof absent[0]; i++) {
     ck_assert_msg(!summary_value(result.out, absent[i], v, sizeof v)[0], "%s in '%s'", absent[i],
                   result.out);
@@ -403,6 +405,70 @@ START_TEST(double_step_run) {
   header_of(text, head, sizeof head);
   ck_assert_msg(ends_with(head, ",E_total[J],violation[m],iter,residual,step_wall[s]"), "header %s",
                 head);
+  remove(csv);
+  rmdir(tmp_dir);
+}
+END_TEST
+
+// Chaplygin's sleigh (one knife edge, no loops): the default CSV has the violation_nh column
+// where closed loops have violation, the rate of each constraint comes on request, and the
+// summary quotes the largest violation; violation_max (loops) is left out.
+START_TEST(nonholonomic_run) {
+  make_tmp_dir("hydyn_cli");
+  char csv[128];
+  snprintf(csv, sizeof csv, "%s/sleigh.csv", tmp_dir);
+  const char* model = HY_SOURCE_DIR "/tests/data/sleigh.yaml";
+  run_hydyn((const char*[]){"run", model, "--t-end", "0.1", "--out", csv, "--quiet", NULL}, NULL,
+            &result);
+  ck_assert_msg(result.status == 0, "status %d, stderr:\n%s", result.status, result.err);
+  char v[256];
+  ck_assert_str_eq(summary_value(result.out, "steps", v, sizeof v), "100");
+  summary_value(result.out, "nh_violation_max", v, sizeof v);
+  ck_assert_msg(v[0] && strtod(v, NULL) < 1e-9, "nh_violation_max '%s' in '%s'", v, result.out);
+  ASSERT_HAS(result.out, " nh_violation_max=");
+  ASSERT_HAS(result.out, " m/s energy_drift=");  // the unit token follows the value
+  ck_assert_msg(!summary_value(result.out, "violation_max", v, sizeof v)[0], "%s", result.out);
+
+  static char text[OUT_MAX];
+  char head[1024];
+  slurp(csv, text);
+  ck_assert_int_eq(count_lines(text), 1 + 101);
+  header_of(text, head, sizeof head);
+  ck_assert_msg(ends_with(head, ",E_total[J],violation_nh[m/s],iter,residual,step_wall[s]"),
+                "header %s", head);
+  ck_assert_msg(!strstr(head, "nh:blade"), "header %s", head);  // on request only
+  ck_assert_msg(!strstr(head, "violation[m]"), "header %s", head);
+
+  // on request: the constraint's rate B zd, whose magnitude is violation_nh (one constraint)
+  run_hydyn((const char*[]){"run", model, "--t-end", "0.1", "--out", csv, "--quiet", "--channels",
+                            "violation_nh,nh:*", NULL},
+            NULL, &result);
+  ck_assert_msg(result.status == 0, "status %d, stderr:\n%s", result.status, result.err);
+  slurp(csv, text);
+  header_of(text, head, sizeof head);
+  ck_assert_str_eq(head, "time[s],violation_nh[m/s],nh:blade[m/s]");
+  int rows = 0;
+  for (const char* row = strchr(text, '\n'); row && row[1]; row = strchr(row + 1, '\n')) {
+    char* end;
+    strtod(row + 1, &end);
+    const double viol = strtod(end + 1, &end);
+    const double rate = strtod(end + 1, &end);
+    ck_assert_double_eq(viol, fabs(rate));
+    ck_assert_double_lt(viol, 1e-9);
+    rows++;
+  }
+  ck_assert_int_eq(rows, 101);
+
+  // the channel list marks violation_nh as default and nh:blade as on request
+  run_hydyn((const char*[]){"channels", model, NULL}, NULL, &result);
+  ck_assert_msg(result.status == 0, "stderr:\n%s", result.err);
+  regex_t re;
+  ck_assert_int_eq(regcomp(&re, "\n\\* violation_nh +m/s +largest \\|B zd\\|", REG_EXTENDED), 0);
+  ck_assert_msg(regexec(&re, result.out, 0, NULL, 0) == 0, "%s", result.out);
+  regfree(&re);
+  ck_assert_int_eq(regcomp(&re, "\n  nh:blade +m/s +velocity of the knife edge", REG_EXTENDED), 0);
+  ck_assert_msg(regexec(&re, result.out, 0, NULL, 0) == 0, "%s", result.out);
+  regfree(&re);
   remove(csv);
   rmdir(tmp_dir);
 }
@@ -832,6 +898,7 @@ Suite* cli_suite(void) {
   tcase_add_test(tc, unwritable_csv_exits_1);
   tcase_add_test(tc, double_step_run);
   tcase_add_test(tc, penalty_options);
+  tcase_add_test(tc, nonholonomic_run);
   tcase_add_test(tc, held_model_notes_and_columns);
   tcase_add_test(tc, redundant_equations_note);
   tcase_add_test(tc, tree_refused_for_loops);

@@ -2,7 +2,8 @@
 // their magic bytes), the geometry of the --data file against four-bar A's kinematics worked out
 // here from models/four-bar-a.yaml and from the recorded coordinates, the cylinder's barrel and
 // rod, the refusals (results of another model, bad options, no gnuplot) with their statuses,
-// and info's description of four-bar A against what `hydyn run` notes when it starts.
+// and info's description of four-bar A against what `hydyn run` notes when it starts, and of the
+// knife edges of the articulated vehicle.
 #define _XOPEN_SOURCE 700  // setenv
 
 #include <math.h>
@@ -448,6 +449,50 @@ START_TEST(info_four_bar_a) {
 }
 END_TEST
 
+// The articulated vehicle's two knife edges: counted among the elements, their rows in the
+// degrees of freedom (4 coordinates, no loops, 2 velocity degrees of freedom: the speed and the
+// articulation rate) and their section; a model without them has none of it.
+START_TEST(info_nonholonomic) {
+  make_tmp_dir("hydyn_snapshot");
+  run_hydyn((const char*[]){"info", HY_SOURCE_DIR "/models/articulated-vehicle.yaml", NULL}, NULL,
+            &result);
+  ck_assert_msg(result.status == 0, "status %d: %s", result.status, result.err);
+  static char info[OUT_MAX];
+  memcpy(info, result.out, sizeof info);
+  char line[1024];
+  ck_assert(line_starting(info, "elements ", line, sizeof line));
+  ck_assert_msg(strstr(line, "0 cut joints, 2 nonholonomic constraints, 6 markers"), "'%s'", line);
+  ck_assert(line_starting(info, "degrees of freedom (ndof)", line, sizeof line));
+  ck_assert_int_eq(atoi(line + strlen("degrees of freedom (ndof)")), 4);
+  ck_assert(line_starting(info, "nonholonomic constraints (l)", line, sizeof line));
+  ck_assert_int_eq(atoi(line + strlen("nonholonomic constraints (l)")), 2);
+  ck_assert(line_starting(info, "velocity degrees of freedom (ndof - l)", line, sizeof line));
+  ck_assert_msg(atoi(line + strlen("velocity degrees of freedom (ndof - l)")) == 2, "'%s'", line);
+  ASSERT_HAS(info, "\nnonholonomic constraints (2)\n");
+  // each constraint: type, marker (body), axis, and |B zd| at t = 0, the last cell: hydyn starts
+  // from velocities projected onto the constraints, so that is round-off
+  static const char* const kEdge[][2] = {{"rear_wheels ", "rear_axle (rear_frame)"},
+                                         {"front_wheels ", "front_axle (front_frame)"}};
+  for (int k = 0; k < 2; k++) {
+    ck_assert_msg(line_starting(info, kEdge[k][0], line, sizeof line), "no %s in:\n%s", kEdge[k][0],
+                  info);
+    ck_assert_msg(
+        strstr(line, "knife_edge") && strstr(line, kEdge[k][1]) && strstr(line, "(0, 1, 0)"),
+        "'%s'", line);
+    const char* last = strrchr(line, ' ');
+    ck_assert_msg(fabs(strtod(last, NULL)) < 1e-9, "|B zd| in '%s'", line);
+  }
+  // the help says what is shown
+  run_hydyn((const char*[]){"info", "--help", NULL}, NULL, &result);
+  ASSERT_HAS(result.out, "nonholonomic constraints");
+  // without knife edges: no row, no section, the elements line as before
+  run_hydyn((const char*[]){"info", "four-bar-a", NULL}, NULL, &result);
+  ck_assert_int_eq(result.status, 0);
+  ck_assert_msg(!strstr(result.out, "nonholonomic") && !strstr(result.out, "velocity degrees"),
+                "%s", result.out);
+}
+END_TEST
+
 START_TEST(info_refusals) {
   make_tmp_dir("hydyn_snapshot");
   run_hydyn((const char*[]){"info", "no-such-model", NULL}, NULL, &result);
@@ -480,6 +525,7 @@ Suite* cli_snapshot_suite(void) {
   tcase_add_test(tc, bad_options);
   tcase_add_test(tc, help_lists_options);
   tcase_add_test(tc, info_four_bar_a);
+  tcase_add_test(tc, info_nonholonomic);
   tcase_add_test(tc, info_refusals);
   suite_add_tcase(s, tc);
   return s;

@@ -273,6 +273,127 @@ START_TEST(test_loops_defaults) {
 }
 END_TEST
 
+// An x-y-theta cart: two massless carriages slide along x and y and carry the cart, which
+// turns about z; knife edges keep its wheels from slipping sideways.
+static const char kCart[] =
+    "bodies:\n"
+    "  - {name: carriage_x, mass: 0}\n"
+    "  - {name: carriage_y, mass: 0, inertia: {box: [1, 1, 1]}}\n"
+    "  - {name: cart, mass: 2, com: [0.5, 0, 0], inertia: [0.1, 0.1, 0.2]}\n"
+    "joints:\n"
+    "  - {name: x, type: prismatic, parent: ground, child: carriage_x, axis: [1, 0, 0]}\n"
+    "  - {name: y, type: prismatic, parent: carriage_x, child: carriage_y, axis: [0, 1, 0]}\n"
+    "  - {name: theta, type: revolute, parent: carriage_y, child: cart}\n"
+    "markers:\n"
+    "  - {name: rear, body: cart, point: [0, 0, 0]}\n"
+    "  - {name: front, body: cart, point: [1, 0, 0]}\n"
+    "nonholonomic:\n"
+    "  - name: rear-wheel\n"
+    "    marker: rear\n"
+    "    axis: [0, 2, 0]\n"
+    "  - {name: front-wheel, type: knife_edge, marker: front, axis: [3, 4, 0]}\n";
+
+START_TEST(test_knife_edge) {
+  hy_model* m = NULL;
+  hy_error err;
+  memset(&err, 0, sizeof err);
+  hy_status st = hy_model_load_string(kCart, strlen(kCart), "mem/cart.yaml", &m, &err);
+  ck_assert_msg(st == HY_OK, "%s", err.msg);
+  ck_assert_int_eq(m->planar, 1);
+  ck_assert_int_eq(m->sizes.nz, 3);
+  ck_assert_int_eq(m->sizes.nnh, 2);
+  ck_assert_int_eq(m->sizes.neq, 0);
+  int k = hy_model_nonholonomic(m, "rear-wheel");
+  ck_assert_int_eq(k, 0);
+  ck_assert_int_eq(m->nh_type[k], HY_NONHOLONOMIC_KNIFE_EDGE);  // the default type
+  ck_assert_int_eq(m->nh_mrk[k], hy_model_marker(m, "rear"));
+  ck_assert_double_eq(m->nh_axis[3 * k + 0], 0.0);  // [0, 2, 0] normalized
+  ck_assert_double_eq(m->nh_axis[3 * k + 1], 1.0);
+  ck_assert_double_eq(m->nh_axis[3 * k + 2], 0.0);
+  ck_assert_int_eq(m->nh_src[k].line, 13);
+  ck_assert_int_eq(m->nh_src[k].col, 5);
+  k = hy_model_nonholonomic(m, "front-wheel");
+  ck_assert_int_eq(k, 1);
+  ck_assert_int_eq(m->nh_type[k], HY_NONHOLONOMIC_KNIFE_EDGE);
+  ck_assert_int_eq(m->nh_mrk[k], hy_model_marker(m, "front"));
+  ck_assert_double_eq_tol(m->nh_axis[3 * k + 0], 0.6, 1e-15);  // [3, 4, 0] normalized
+  ck_assert_double_eq_tol(m->nh_axis[3 * k + 1], 0.8, 1e-15);
+  ck_assert_double_eq(m->nh_axis[3 * k + 2], 0.0);
+  ck_assert_str_eq(&m->nh_name[HY_NAME_MAX], "front-wheel");
+  ck_assert_int_eq(hy_model_nonholonomic(m, "wheel"), -1);
+  // massless links: mass 0 and no inertia, also from a box of no mass
+  int b = hy_model_body(m, "carriage_y");
+  ck_assert_double_eq(m->body_mass[b], 0.0);
+  for (int i = 0; i < 9; i++) ck_assert_double_eq(m->body_inertia[9 * b + i], 0.0);
+  hy_model_free(m);
+
+  // without nonholonomic constraints
+  const char* open = strstr(kCart, "nonholonomic:");
+  ck_assert_int_eq(hy_model_load_string(kCart, (size_t)(open - kCart), "mem/cart.yaml", &m, &err),
+                   HY_OK);
+  ck_assert_int_eq(m->sizes.nnh, 0);
+  ck_assert_int_eq(hy_model_nonholonomic(m, "rear-wheel"), -1);
+  hy_model_free(m);
+}
+END_TEST
+
+START_TEST(test_knife_edge_plane_rule) {
+  // The axis must lie in the plane of a planar model only: with planar: false the same
+  // constraint along the normal is loaded (it is then the 3-D engine's to judge).
+  static char text[2048];
+  const int rear = (int)(strstr(kCart, "  - {name: front-wheel") - kCart);  // without front-wheel
+  snprintf(text, sizeof text, "%.*s  - {name: lift, marker: front, axis: [0, 0, 1]}\n", rear,
+           kCart);
+  hy_model* m = NULL;
+  hy_error err;
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(hy_model_load_string(text, strlen(text), "mem/cart.yaml", &m, &err),
+                   HY_ERR_MODEL);
+  ck_assert_ptr_null(m);
+  ck_assert_str_eq(err.msg,
+                   "nonholonomic constraint 'lift': axis (0, 0, 1) is not in the plane of motion "
+                   "(normal (0, 0, 1)): at z = 0 it is (0, 0, 1) in the inertial frame");
+  ck_assert_int_eq(err.src_line, 16);
+  ck_assert_int_eq(err.src_col, 5);
+  // an axis with a part along the normal is refused too
+  snprintf(text, sizeof text, "%.*s  - {name: lift, marker: front, axis: [1, 0, 1e-8]}\n", rear,
+           kCart);
+  ck_assert_int_eq(hy_model_load_string(text, strlen(text), "mem/cart.yaml", &m, &err),
+                   HY_ERR_MODEL);
+  ck_assert_ptr_nonnull(strstr(err.msg, "is not in the plane of motion"));
+  snprintf(text, sizeof text,
+           "planar: false\n%.*s  - {name: lift, marker: front, axis: [0, 0, 1]}\n", rear, kCart);
+  ck_assert_int_eq(hy_model_load_string(text, strlen(text), "mem/cart.yaml", &m, &err), HY_OK);
+  ck_assert_int_eq(m->planar, 0);
+  ck_assert_int_eq(m->sizes.nnh, 2);
+  ck_assert_double_eq(m->nh_axis[3 * 1 + 2], 1.0);
+  hy_model_free(m);
+}
+END_TEST
+
+START_TEST(test_knife_edge_alloc_failure) {
+  // Fail each allocation of loading the cart in turn: HY_ERR_NOMEM with nothing left behind.
+  for (long k = 1;; k++) {
+    hy_test_hook_begin(k);
+    hy_model* m = NULL;
+    hy_error err;
+    memset(&err, 0, sizeof err);
+    hy_status st = hy_model_load_string(kCart, strlen(kCart), "mem/cart.yaml", &m, &err);
+    long calls = hy_test_hook_calls();
+    if (st == HY_OK) hy_model_free(m);
+    long live = hy_test_hook_live();
+    hy_test_hook_end();
+    ck_assert_msg(live == 0, "failing allocation %ld: %ld blocks leaked", k, live);
+    if (calls < k) {
+      ck_assert_int_eq(st, HY_OK);
+      break;
+    }
+    ck_assert_msg(st == HY_ERR_NOMEM, "failing allocation %ld gave %d: %s", k, st, err.msg);
+    ck_assert_ptr_null(m);
+  }
+}
+END_TEST
+
 START_TEST(test_names) {
   // Names and parsers of hydyn/names.h round-trip, and reject unknown or NULL input.
   for (int k = 0; k < HY_FORM_COUNT; k++) {
@@ -295,6 +416,17 @@ START_TEST(test_names) {
   ck_assert_int_eq(c, HY_CUT_TRANSLATIONAL);
   ck_assert_int_eq(hy_cut_type_parse("Revolute", &c), HY_ERR_ARG);
   ck_assert_int_eq(c, HY_CUT_TRANSLATIONAL);  // unchanged
+  ck_assert_str_eq(hy_nonholonomic_type_name(HY_NONHOLONOMIC_KNIFE_EDGE), "knife_edge");
+  ck_assert_str_eq(hy_nonholonomic_type_name((hy_nonholonomic_type)1), "unknown");
+  ck_assert_str_eq(hy_nonholonomic_type_name((hy_nonholonomic_type)-1), "unknown");
+  hy_nonholonomic_type nh = (hy_nonholonomic_type)5;
+  ck_assert_int_eq(hy_nonholonomic_type_parse("knife_edge", &nh), HY_OK);
+  ck_assert_int_eq(nh, HY_NONHOLONOMIC_KNIFE_EDGE);
+  nh = (hy_nonholonomic_type)5;
+  ck_assert_int_eq(hy_nonholonomic_type_parse("knife-edge", &nh), HY_ERR_ARG);
+  ck_assert_int_eq(nh, 5);  // unchanged
+  ck_assert_int_eq(hy_nonholonomic_type_parse(NULL, &nh), HY_ERR_ARG);
+  ck_assert_int_eq(hy_nonholonomic_type_parse("knife_edge", NULL), HY_ERR_ARG);
   hy_formulation f = HY_FORM_TREE;
   ck_assert_int_eq(hy_formulation_parse("penalti", &f), HY_ERR_ARG);
   ck_assert_int_eq(hy_formulation_parse(NULL, &f), HY_ERR_ARG);
@@ -326,7 +458,7 @@ END_TEST
 
 START_TEST(test_doc_example_loads) {
   // Every ```yaml example of docs/model-format.md must stay a valid model: the first is the
-  // pendulum, the second the closed-loop four-bar.
+  // pendulum, the second the closed-loop four-bar, the third the knife-edge cart.
   FILE* f = fopen(HY_SOURCE_DIR "/docs/model-format.md", "rb");
   ck_assert_ptr_nonnull(f);
   static char doc[1 << 16];
@@ -349,17 +481,22 @@ START_TEST(test_doc_example_loads) {
     if (nblock == 0) {
       ck_assert_int_eq(m->sizes.nbody, 2);
       ck_assert_int_eq(m->sizes.nload, 1);
-    } else {
+    } else if (nblock == 1) {
       ck_assert_int_eq(m->sizes.nbody, 3);
       ck_assert_int_eq(m->sizes.ncut, 1);
       ck_assert_int_eq(m->sizes.neq, 2);
       ck_assert_int_eq(m->sizes.nfrc, 1);
+    } else {
+      ck_assert_int_eq(m->sizes.nbody, 3);
+      ck_assert_int_eq(m->planar, 1);
+      ck_assert_int_eq(m->sizes.nnh, 1);
+      ck_assert_double_eq(m->body_mass[hy_model_body(m, "carriage_x")], 0.0);
     }
     hy_model_free(m);
     nblock++;
     start = end + 3;
   }
-  ck_assert_int_eq(nblock, 2);
+  ck_assert_int_eq(nblock, 3);
 }
 END_TEST
 
@@ -381,11 +518,12 @@ static const bad_case kBad[] = {
     {"unknown_key.yaml", HY_ERR_MODEL, 5, 5, "unknown key 'masss' in body 'link2'",
      "expected one of: name, mass, com, inertia"},
     {"missing_mass.yaml", HY_ERR_MODEL, 4, 5,
-     "bodies[1] 'link2': key 'mass' is required (a positive number, kg)", NULL},
+     "bodies[1] 'link2': key 'mass' is required (a number >= 0, kg)", NULL},
     {"duplicate_body.yaml", HY_ERR_MODEL, 4, 12, "name 'link1'", "line 2, column 5"},
     {"unknown_parent.yaml", HY_ERR_MODEL, 9, 5, "parent", "link9"},
-    {"negative_mass.yaml", HY_ERR_MODEL, 2, 5, "body 'link1': mass",
-     "must be positive (kg), got -2.5"},
+    {"negative_mass.yaml", HY_ERR_MODEL, 2, 5, "body 'link1': mass", "must be >= 0 (kg), got -2.5"},
+    {"mass_zero_inertia.yaml", HY_ERR_MODEL, 2, 5,
+     "body 'carriage': mass 0 needs a zero inertia, but inertia[0][0] is 0.5", NULL},
     {"signal_order.yaml", HY_ERR_MODEL, 6, 5, "signal 'push'",
      "times must increase strictly, but point 2"},
     {"empty.yaml", HY_ERR_MODEL, 1, 1, "empty", "bodies"},
@@ -411,6 +549,40 @@ static const bad_case kBad[] = {
     {"cut_zero_axis.yaml", HY_ERR_MODEL, 12, 5, "axis_a", "non-zero"},
     {"cut_translational_3d.yaml", HY_ERR_MODEL, 13, 5,
      "3-D translational cut 'rail' needs up_a and up_b", NULL},
+    {"nh_unknown_marker.yaml", HY_ERR_MODEL, 15, 5,
+     "nonholonomic constraint 'front-wheel': marker 'frnt' does not exist", NULL},
+    {"nh_ground.yaml", HY_ERR_MODEL, 14, 5,
+     "nonholonomic constraint 'pin': marker 'post' is on ground (a nonholonomic constraint on "
+     "ground constrains nothing)",
+     NULL},
+    {"nh_zero_axis.yaml", HY_ERR_MODEL, 14, 5,
+     "nonholonomic constraint 'rear-wheel': axis must be a finite, non-zero vector, got (0, 0, 0)",
+     NULL},
+    {"nh_not_planar.yaml", HY_ERR_MODEL, 14, 5,
+     "nonholonomic constraint 'rear-wheel': axis (0, 0.707107, 0.707107) is not in the plane of "
+     "motion (normal (0, 0, 1))",
+     "at z = 0 it is (0, 0.707107, 0.707107) in the inertial frame"},
+    {"nh_too_many.yaml", HY_ERR_MODEL, 16, 5,
+     "nonholonomic constraint 'third-wheel': 3 nonholonomic constraints on a model of 3 "
+     "coordinates leave no motion (at most 2)",
+     NULL},
+    {"nh_duplicate.yaml", HY_ERR_MODEL, 15, 12,
+     "nonholonomic[1] 'wheel': name 'wheel' is already used by the nonholonomic constraint at "
+     "line 14, column 5",
+     "nonholonomic constraint names must be unique"},
+    {"nh_missing_axis.yaml", HY_ERR_MODEL, 14, 5,
+     "nonholonomic[0] 'rear-wheel': key 'axis' is required (a list of 3 numbers, the marker "
+     "body's frame)",
+     NULL},
+    {"nh_type.yaml", HY_ERR_MODEL, 15, 11, "nonholonomic[0] 'rear-wheel': type",
+     "knife_edge; got 'knife'"},
+    {"nh_unknown_key.yaml", HY_ERR_MODEL, 16, 5,
+     "unknown key 'axle' in nonholonomic constraint 'rear-wheel'",
+     "expected one of: name, type, marker, axis"},
+    {"nh_axis_length.yaml", HY_ERR_MODEL, 14, 44, "nonholonomic[0] 'rear-wheel': axis",
+     "expected a list of 3 numbers, got a list of 2"},
+    {"nh_not_list.yaml", HY_ERR_MODEL, 13, 15,
+     "nonholonomic: expected a list of nonholonomic constraints, got a mapping", NULL},
     {"force_typo.yaml", HY_ERR_MODEL, 16, 12,
      "force: expected a number (N) or the word "
      "'equilibrium'",
@@ -660,6 +832,8 @@ Suite* io_yaml_suite(void) {
   tcase_add_test(tc, test_load_string_defaults);
   tcase_add_test(tc, test_good_loops);
   tcase_add_test(tc, test_loops_defaults);
+  tcase_add_test(tc, test_knife_edge);
+  tcase_add_test(tc, test_knife_edge_plane_rule);
   tcase_add_test(tc, test_names);
   tcase_add_test(tc, test_doc_example_loads);
   suite_add_tcase(s, tc);
@@ -678,6 +852,7 @@ Suite* io_yaml_suite(void) {
   tcase_add_loop_test(tc, test_alloc_failure_each_call, 0, kNumGood);
   tcase_add_loop_test(tc, test_truncated_everywhere, 0, kNumGood);
   tcase_add_test(tc, test_hostile_inputs);
+  tcase_add_test(tc, test_knife_edge_alloc_failure);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -17,7 +17,7 @@
 
 //----- a complete model as builder definitions -----------------------------------------------
 
-enum { NBODY = 2, NMARKER = 4, NPOINT = 3, NVOLUME = 3, NSOURCE = 2 };
+enum { NBODY = 2, NMARKER = 4, NPOINT = 3, NVOLUME = 3, NSOURCE = 2, NNH_MAX = 2 };
 
 // Every element kind of the format, valid as given by base(). Signal tables are kept by value,
 // so that a row can edit a copy.
@@ -30,6 +30,8 @@ typedef struct defs {
   double sig_t[NPOINT], sig_v[NPOINT];
   hy_load_def load;
   hy_cut_def cut;
+  hy_nonholonomic_def nh[NNH_MAX];
+  int nnh;  // how many of nh are in the model
   hy_force_def force;
   hy_circuit_def circuit;
   hy_volume_def volume[NVOLUME];
@@ -93,6 +95,17 @@ static defs base(void) {
   strcpy(d.cut.name, "c0");
   strcpy(d.cut.marker_a, "m2");
   strcpy(d.cut.marker_b, "m3");
+  // a knife edge on b1 with an in-plane axis (the model is planar about z); a second one, on
+  // b0, is there for rows that add it
+  for (int k = 0; k < NNH_MAX; k++) {
+    d.nh[k] = hy_nonholonomic_def_default();
+    snprintf(d.nh[k].name, HY_NAME_MAX, "k%d", k);
+  }
+  d.nnh = 1;
+  strcpy(d.nh[0].marker, "m2");
+  v3(d.nh[0].axis, 0, 2, 0);
+  strcpy(d.nh[1].marker, "m1");
+  v3(d.nh[1].axis, 1, 0, 0);
   d.force = hy_force_def_default();
   strcpy(d.force.name, "f0");
   strcpy(d.force.marker_a, "m1");
@@ -180,6 +193,7 @@ static hy_status build(const defs* d, hy_model** out, hy_error* err) {
   ck_assert_int_eq(hy_spec_add_signal(s, &sig), HY_OK);
   ck_assert_int_eq(hy_spec_add_load(s, &d->load), HY_OK);
   ck_assert_int_eq(hy_spec_add_cut(s, &d->cut), HY_OK);
+  for (int k = 0; k < d->nnh; k++) ck_assert_int_eq(hy_spec_add_nonholonomic(s, &d->nh[k]), HY_OK);
   ck_assert_int_eq(hy_spec_add_force(s, &d->force), HY_OK);
   ck_assert_int_eq(hy_spec_add_circuit(s, &d->circuit), HY_OK);
   for (int i = 0; i < NVOLUME; i++) ck_assert_int_eq(hy_spec_add_volume(s, &d->volume[i]), HY_OK);
@@ -204,6 +218,7 @@ typedef enum kind {
   K_SIGNAL,
   K_LOAD,
   K_CUT,
+  K_NH,
   K_FORCE,
   K_CIRCUIT,
   K_VOLUME,
@@ -339,6 +354,13 @@ static void emit(const defs* d, emitter* e) {
   put(e, "  - {name: %s, type: %s, marker_a: %s, marker_b: %s, axis_a: %s, axis_b: %s%s}",
       d->cut.name, hy_cut_type_name(d->cut.type), d->cut.marker_a, d->cut.marker_b,
       V(d->cut.axis_a).s, V(d->cut.axis_b).s, ups);
+  put(e, "nonholonomic:");
+  for (int k = 0; k < d->nnh; k++) {
+    const hy_nonholonomic_def* h = &d->nh[k];
+    mark(e, K_NH, k, 5);
+    put(e, "  - {name: %s, type: %s, marker: %s, axis: %s}", h->name,
+        hy_nonholonomic_type_name(h->type), h->marker, V(h->axis).s);
+  }
   put(e, "forces:");
   mark(e, K_FORCE, 0, 5);
   put(e, "  - {name: %s, type: actuator, marker_a: %s, marker_b: %s, force: %s}", d->force.name,
@@ -447,7 +469,9 @@ static const double kNaN = NAN;
 static const double kInf = INFINITY;
 
 // mechanics
-EDIT(mass_zero, d->body[0].mass = 0)
+EDIT(mass_zero_with_inertia, d->body[0].mass = 0)
+EDIT(mass_zero_with_rod, d->body[1].mass = 0; memset(d->body[1].inertia, 0, sizeof(double) * 9);
+     d->body[1].inertia[4] = d->body[1].inertia[8] = 0.2)
 EDIT(mass_negative, d->body[1].mass = -1)
 EDIT(mass_huge, d->body[0].mass = 1e308)
 EDIT(mass_nan, d->body[0].mass = kNaN)
@@ -482,6 +506,20 @@ EDIT(cut_axis_zero, v3(d->cut.axis_b, 0, 0, 0))
 EDIT(cut_up_oblique, v3(d->cut.up_a, 0, 1, 1e-6))
 EDIT(cut_up_nan, d->cut.up_b[0] = kNaN)
 EDIT(cut_type, d->cut.type = (hy_cut_type)9)
+EDIT(nh_axis_zero, v3(d->nh[0].axis, 0, 0, 0))
+EDIT(nh_axis_nan, d->nh[0].axis[1] = kNaN)
+EDIT(nh_type, d->nh[0].type = (hy_nonholonomic_type)4)
+EDIT(nh_no_name, d->nh[0].name[0] = 0)
+EDIT(nh_duplicate, d->nnh = 2; strcpy(d->nh[1].name, "k0"))
+EDIT(nh_marker_unknown, strcpy(d->nh[0].marker, "m9"))
+EDIT(nh_marker_ground, strcpy(d->nh[0].marker, "m3"))
+EDIT(nh_too_many, d->nnh = 2)
+EDIT(nh_along_normal, v3(d->nh[0].axis, 0, 0, -3))
+EDIT(nh_oblique, v3(d->nh[0].axis, 0, 1, 1e-6))
+// b0 turned at z = 0 so that its y axis is the inertial z (the plane stays x-y, the cut's axis
+// given along b1's y to stay parallel to it): a body-frame y axis is then out of the plane
+EDIT(nh_turned_body_out, v3(d->joint[0].child_axis, 0, 1, 0); v3(d->cut.axis_a, 0, 1, 0);
+     strcpy(d->nh[0].marker, "m1"); v3(d->nh[0].axis, 0, 1, 0))
 EDIT(force_huge, d->force.value = 1e13)
 EDIT(force_nan, d->force.value = kNaN)
 EDIT(force_type, d->force.type = (hy_force_type)5)
@@ -550,8 +588,11 @@ EDIT(formulation_bad, d->opt.formulation = (hy_formulation)-1)
 EDIT(tangent_bad, d->opt.tangent = (hy_tangent)9)
 
 static const bad_row kBad[] = {
-    {mass_zero, K_BODY, 0, 1, "body 'b0': mass must be positive (kg), got 0"},
-    {mass_negative, K_BODY, 1, 1, "body 'b1': mass must be positive (kg), got -1"},
+    {mass_zero_with_inertia, K_BODY, 0, 1,
+     "body 'b0': mass 0 needs a zero inertia, but inertia[0][0] is 0.1"},
+    {mass_zero_with_rod, K_BODY, 1, 1,
+     "body 'b1': mass 0 needs a zero inertia, but inertia[1][1] is 0.2"},
+    {mass_negative, K_BODY, 1, 1, "body 'b1': mass must be >= 0 (kg), got -1"},
     {mass_huge, K_BODY, 0, 1, "body 'b0': mass must be at most 1e+09 (kg), got 1e+308"},
     {mass_nan, K_BODY, 0, 0, "body 'b0': mass must be a finite number (kg), got nan"},
     {com_far, K_BODY, 1, 1, "body 'b1': com[1] must be between -1e+06 and 1e+06 (m), got 2e+06"},
@@ -606,6 +647,29 @@ static const bad_row kBad[] = {
      "product of 1e-06)"},
     {cut_up_nan, K_CUT, 0, 0, "cut joint 'c0': up_b[0] must be a finite number, got nan"},
     {cut_type, K_CUT, 0, 0, "cut joint 'c0': unknown type 9"},
+    {nh_axis_zero, K_NH, 0, 1,
+     "nonholonomic constraint 'k0': axis must be a finite, non-zero vector, got (0, 0, 0)"},
+    {nh_axis_nan, K_NH, 0, 0,
+     "nonholonomic constraint 'k0': axis must be a finite, non-zero vector, got (0, nan, 0)"},
+    {nh_type, K_NH, 0, 0, "nonholonomic constraint 'k0': unknown type 4"},
+    {nh_no_name, K_NH, 0, 0, "nonholonomic constraint 0 has no name"},
+    {nh_duplicate, K_NH, 1, 0, "duplicate nonholonomic constraint name 'k0'"},
+    {nh_marker_unknown, K_NH, 0, 1, "nonholonomic constraint 'k0': marker 'm9' does not exist"},
+    {nh_marker_ground, K_NH, 0, 1,
+     "nonholonomic constraint 'k0': marker 'm3' is on ground (a nonholonomic constraint on "
+     "ground constrains nothing)"},
+    {nh_too_many, K_NH, 1, 1,
+     "nonholonomic constraint 'k1': 2 nonholonomic constraints on a model of 2 coordinates "
+     "leave no motion (at most 1)"},
+    {nh_along_normal, K_NH, 0, 1,
+     "nonholonomic constraint 'k0': axis (0, 0, -1) is not in the plane of motion (normal (0, 0, "
+     "1)): at z = 0 it is (0, 0, -1) in the inertial frame"},
+    {nh_oblique, K_NH, 0, 1,
+     "nonholonomic constraint 'k0': axis (0, 1, 1e-06) is not in the plane of motion (normal (0, "
+     "0, 1)): at z = 0 it is (0, 1, 1e-06) in the inertial frame"},
+    {nh_turned_body_out, K_NH, 0, 1,
+     "nonholonomic constraint 'k0': axis (0, 1, 0) is not in the plane of motion (normal (0, 0, "
+     "1)): at z = 0 it is (0, 0, 1) in the inertial frame"},
     {force_huge, K_FORCE, 0, 1,
      "force 'f0': force must be between -1e+12 and 1e+12 (N), got 1e+13"},
     {force_nan, K_FORCE, 0, 0, "force 'f0': force must be a finite number (N), got nan"},
@@ -747,6 +811,14 @@ typedef struct good_row {
 } good_row;
 
 static void unchanged(defs* d) { (void)d; }
+EDIT(massless_link, d->body[0].mass = 0; memset(d->body[0].inertia, 0, sizeof d->body[0].inertia))
+EDIT(nh_none, d->nnh = 0)
+EDIT(nh_tiny_axis, v3(d->nh[0].axis, 1e-300, 1e-300, 0))
+EDIT(nh_turned_body_in, v3(d->joint[0].child_axis, 0, 1, 0); v3(d->cut.axis_a, 0, 1, 0);
+     strcpy(d->nh[0].marker, "m1"); v3(d->nh[0].axis, 0, 0, 5))
+// a prismatic joint along the revolute axis: not planar, so the plane rule does not apply
+EDIT(nh_normal_not_planar, v3(d->nh[0].axis, 0, 0, 1); v3(d->joint[1].axis, 0, 0, 1);
+     v3(d->joint[1].child_axis, 0, 0, 1))
 EDIT(mass_max, d->body[0].mass = HY_MAX_MASS)
 EDIT(mass_tiny, d->body[1].mass = 1e-12)
 EDIT(point_mass, memset(d->body[0].inertia, 0, sizeof d->body[0].inertia))
@@ -801,8 +873,55 @@ static void verify_up(const hy_model* m) {
   ck_assert_double_eq(hy_v3_dot(m->cut_up_b, m->cut_axis_b), 0.0);
 }
 
+static void verify_massless(const hy_model* m) {
+  ck_assert_double_eq(m->body_mass[0], 0.0);
+  for (int i = 0; i < 9; i++) ck_assert_double_eq(m->body_inertia[i], 0.0);
+}
+
+static void verify_nh(const hy_model* m) {
+  ck_assert_int_eq(m->sizes.nnh, 1);
+  ck_assert_int_eq(hy_model_nonholonomic(m, "k0"), 0);
+  ck_assert_int_eq(hy_model_nonholonomic(m, "k1"), -1);
+  ck_assert_str_eq(m->nh_name, "k0");
+  ck_assert_int_eq(m->nh_type[0], HY_NONHOLONOMIC_KNIFE_EDGE);
+  ck_assert_int_eq(m->nh_mrk[0], hy_model_marker(m, "m2"));
+  ck_assert_int_eq(m->mrk_body[m->nh_mrk[0]], hy_model_body(m, "b1"));
+  ck_assert_double_eq(m->nh_axis[0], 0.0);  // [0, 2, 0] normalized
+  ck_assert_double_eq(m->nh_axis[1], 1.0);
+  ck_assert_double_eq(m->nh_axis[2], 0.0);
+  ck_assert_int_eq(m->nh_src[0].line, 0);  // built in code
+}
+
+static void verify_nh_none(const hy_model* m) {
+  ck_assert_int_eq(m->sizes.nnh, 0);
+  ck_assert_int_eq(hy_model_nonholonomic(m, "k0"), -1);
+}
+
+static void verify_nh_tiny(const hy_model* m) {
+  const double r = sqrt(0.5);
+  ck_assert_double_eq_tol(m->nh_axis[0], r, 1e-15);
+  ck_assert_double_eq_tol(m->nh_axis[1], r, 1e-15);
+  ck_assert_double_eq(m->nh_axis[2], 0.0);
+}
+
+static void verify_nh_turned(const hy_model* m) {
+  ck_assert_int_eq(m->planar, 1);
+  ck_assert_int_eq(m->nh_mrk[0], hy_model_marker(m, "m1"));
+  ck_assert_double_eq(m->nh_axis[2], 1.0);  // kept in the body's frame
+}
+
+static void verify_nh_3d(const hy_model* m) {
+  ck_assert_int_eq(m->planar, 0);
+  ck_assert_double_eq(m->nh_axis[2], 1.0);
+}
+
 static const good_row kGood[] = {
-    {unchanged, NULL},
+    {unchanged, verify_nh},
+    {massless_link, verify_massless},
+    {nh_none, verify_nh_none},
+    {nh_tiny_axis, verify_nh_tiny},
+    {nh_turned_body_in, verify_nh_turned},
+    {nh_normal_not_planar, verify_nh_3d},
     {mass_max, NULL},
     {mass_tiny, NULL},
     {point_mass, NULL},
@@ -846,6 +965,12 @@ static void assert_same_model(const hy_model* a, const hy_model* b) {
   }
   for (int i = 0; i < sz->nvol; i++) {
     ck_assert(isnan(a->vol_p0[i]) ? isnan(b->vol_p0[i]) : a->vol_p0[i] == b->vol_p0[i]);
+  }
+  for (int k = 0; k < sz->nnh; k++) {
+    ck_assert_str_eq(a->nh_name + (size_t)k * HY_NAME_MAX, b->nh_name + (size_t)k * HY_NAME_MAX);
+    ck_assert_int_eq(a->nh_type[k], b->nh_type[k]);
+    ck_assert_int_eq(a->nh_mrk[k], b->nh_mrk[k]);
+    for (int i = 0; i < 3; i++) ck_assert_double_eq(a->nh_axis[3 * k + i], b->nh_axis[3 * k + i]);
   }
   ck_assert_double_eq(a->cyl_ld[0], b->cyl_ld[0]);
   ck_assert_int_eq(a->opt.max_cuts, b->opt.max_cuts);
