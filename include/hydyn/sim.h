@@ -30,6 +30,8 @@ typedef struct hy_stats {
   long ncut;                // step attempts whose Newton iteration failed and that were retried
                             // smaller (hy_option.strict_steps, max_cuts)
   long nreject;             // steps rejected by the local error control
+  long nrhs;                // right-hand-side evaluations of the variable-step methods (dopri5,
+                            // bs23, adams), their own steps' and rejected steps' stages
   double h_min;             // smallest integrator step taken (s)
   size_t arena_peak;        // most bytes of work arena in use at once
 } hy_stats;

@@ -86,8 +86,9 @@ typedef enum hy_interp {
   HY_INTERP_STEP = 1,    // zero-order hold: value of the last point at or before t
 } hy_interp;
 
-// Time integrators. The explicit ones drive a formulation's ODE right-hand side; the trapezoidal
-// rule solves a formulation's residual by Newton-Raphson (seed 000 Sect. 4).
+// Time integrators. The explicit ones drive a formulation's ODE right-hand side, with fixed steps
+// or (through SUNDIALS) variable steps to the tolerance opt.ode_tol; the trapezoidal rule solves a
+// formulation's residual by Newton-Raphson (seed 000 Sect. 4).
 typedef enum hy_integrator {
   HY_INTEG_AUTO = 0,         // chosen when the data are made: trapezoidal for closed loops and
                              // hydraulics, rk4 for an open tree without hydraulics
@@ -95,6 +96,9 @@ typedef enum hy_integrator {
   HY_INTEG_SEMI_EULER = 2,   // semi-implicit (symplectic) Euler: velocities first
   HY_INTEG_RK4 = 3,          // classical fourth-order Runge-Kutta
   HY_INTEG_TRAPEZOIDAL = 4,  // trapezoidal rule with Newton-Raphson (implicit)
+  HY_INTEG_DOPRI5 = 5,       // Dormand-Prince 5(4), variable step (ARKODE ERKStep; ode45)
+  HY_INTEG_BS23 = 6,         // Bogacki-Shampine 3(2), variable step (ARKODE ERKStep; ode23)
+  HY_INTEG_ADAMS = 7,        // Adams-Moulton, variable order and step (CVODE; ode113)
   HY_INTEG_COUNT             // number of values (not a method)
 } hy_integrator;
 
@@ -214,13 +218,15 @@ typedef struct hy_option {
   double max_memory;          // bytes of work memory hy_data_make may allocate for one data
   double baumgarte_xi;        // ali1: xi of the Baumgarte-like terms of seed 001 Eqs. 2a-2b (-)
   double baumgarte_omega;     // ali1: omega of those terms (rad/s)
+  double ode_tol;             // dopri5, bs23, adams: relative and absolute tolerance of the
+                              // local error, on every state (rtol = atol)
 } hy_option;
 
 // Defaults: gravity (0, -9.81, 0), dt = 1e-3 s, t_end = 10 s, integrator and formulation auto,
 // analytic tangent, alpha = 1e11, tol_pos = 1e-7, tol_p = 1e-2, tol_fric = 1e-7, max_iter = 25,
 // reuse_tangent = 1, partition_rcond = 0.1, time_steps = 0, strict_steps = 0, max_cuts = 12,
 // error control none, error_tol_pos = 1e-6, error_tol_p = 1e3, max_memory = 4 GiB,
-// baumgarte_xi = 1, baumgarte_omega = 10 rad/s.
+// baumgarte_xi = 1, baumgarte_omega = 10 rad/s, ode_tol = 1e-6.
 HY_API hy_option hy_option_default(void);
 
 // Names are at most this long, terminator included.

@@ -45,8 +45,8 @@ typedef struct run_args {
   long max_iter;
   int strict_steps, has_max_cuts, has_error_control, has_error_tol, has_error_tol_p;
   int has_max_memory;
-  int has_baumgarte_xi, has_baumgarte_omega;
-  double baumgarte_xi, baumgarte_omega;
+  int has_baumgarte_xi, has_baumgarte_omega, has_ode_tol;
+  double baumgarte_xi, baumgarte_omega, ode_tol;
   long max_cuts;
   hy_error_control error_control;
   double error_tol, error_tol_p, max_memory;
@@ -73,9 +73,13 @@ static void run_usage(FILE* fp) {
       "                       penalty for a model with cut joints, else tree; tree refuses\n"
       "                       cut joints; ali1 and ali3p are the global-coordinate formulations\n"
       "                       of seed 001 (planar models) with their own integrators\n"
-      "  --integrator NAME    auto | euler | semi-euler | rk4 | trapezoidal; auto: trapezoidal\n"
-      "                       (Newton-Raphson) for closed loops or hydraulics, else rk4;\n"
-      "                       penalty and double-step step only with trapezoidal\n"
+      "  --integrator NAME    auto | euler | semi-euler | rk4 | trapezoidal | dopri5 | bs23 |\n"
+      "                       adams; auto: trapezoidal (Newton-Raphson) for closed loops or\n"
+      "                       hydraulics, else rk4; penalty and double-step step only with\n"
+      "                       trapezoidal; dopri5, bs23 (ARKODE) and adams (CVODE) choose\n"
+      "                       their own steps to --tolerance and give the state every dt\n"
+      "  --tolerance TOL      dopri5, bs23, adams: rtol = atol of the local error, 1e-14 to\n"
+      "                       0.1 (default 1e-6)\n"
       "  --tangent NAME       analytic | fd: Newton tangent (trapezoidal)\n"
       "  --penalty ALPHA      penalty factor alpha (N/m), > 0 (penalty, ali1, ali3p)\n"
       "  --baumgarte-xi XI    ali1: xi of the Baumgarte-like terms, >= 0 (default 1)\n"
@@ -155,7 +159,8 @@ static int parse_args(int argc, char** argv, run_args* a) {
         "--every",         "--formulation", "--tangent",    "--penalty",
         "--tol",           "--max-iter",    "--tol-p",      "--max-cuts",
         "--error-control", "--error-tol-p", "--error-tol",  "--max-memory",
-        "--tol-fric",      "--channels",    "--baumgarte-xi", "--baumgarte-omega"};
+        "--tol-fric",      "--channels",    "--baumgarte-xi", "--baumgarte-omega",
+        "--tolerance"};
     const int nvalued = (int)(sizeof valued / sizeof valued[0]);
     const char* val = NULL;
     char msg[256];
@@ -290,6 +295,12 @@ static int parse_args(int argc, char** argv, run_args* a) {
         }
         a->has_baumgarte_omega = 1;
         break;
+      case 20:
+        if (hy_cli_parse_number(val, 0, &a->ode_tol)) {
+          return usage_error("invalid --tolerance '%s': expected a number > 0", val);
+        }
+        a->has_ode_tol = 1;
+        break;
       default:
         return usage_error("unknown option '%s'", arg);
     }
@@ -333,6 +344,7 @@ static void apply_options(const run_args* a, hy_model* m) {
   if (a->has_max_memory) m->opt.max_memory = a->max_memory;
   if (a->has_baumgarte_xi) m->opt.baumgarte_xi = a->baumgarte_xi;
   if (a->has_baumgarte_omega) m->opt.baumgarte_omega = a->baumgarte_omega;
+  if (a->has_ode_tol) m->opt.ode_tol = a->ode_tol;
 }
 
 // Options that were given but that the data's formulation and integrator do not read: said,
@@ -550,6 +562,12 @@ static void format_summary(text* t, const hy_model* m, const hy_data* d, const h
     add(t, " substeps=%ld cuts=%ld rejected=%ld h_min=%.3g s", d->stats.nsubstep, d->stats.ncut,
         d->stats.nreject, d->stats.h_min);
   }
+  if (d->integrator == HY_INTEG_DOPRI5 || d->integrator == HY_INTEG_BS23 ||
+      d->integrator == HY_INTEG_ADAMS) {
+    // the variable-step methods' cost: their right-hand-side evaluations (the state at each
+    // output step is evaluated once more for the outputs)
+    add(t, " tolerance=%g rhs_evals=%ld", m->opt.ode_tol, d->stats.nrhs);
+  }
   if (!isnan(r->violation_max)) add(t, " violation_max=%.3g m", r->violation_max);
   if (!isnan(r->nh_violation_max)) add(t, " nh_violation_max=%.3g m/s", r->nh_violation_max);
   if (d->formulation == HY_FORM_DOUBLE_STEP) add(t, " partitions=%ld", d->stats.npartition);
@@ -643,6 +661,7 @@ static void format_settings(text* t, const hy_model* m, const hy_data* d, const 
   add(t, "error_control=%s\nerror_tol_position=%.17g\nerror_tol_pressure=%.17g\n",
       hy_error_control_name(o->error_control), o->error_tol_pos, o->error_tol_p);
   add(t, "baumgarte_xi=%.17g\nbaumgarte_omega=%.17g\n", o->baumgarte_xi, o->baumgarte_omega);
+  add(t, "tolerance=%.17g\n", o->ode_tol);
   add(t, "channels=%s\nevery=%ld\n", channels ? channels : "default", every);
 }
 

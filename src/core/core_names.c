@@ -22,6 +22,9 @@ static const char* const integ_names[] = {
     [HY_INTEG_SEMI_EULER] = "semi-euler",
     [HY_INTEG_RK4] = "rk4",
     [HY_INTEG_TRAPEZOIDAL] = "trapezoidal",
+    [HY_INTEG_DOPRI5] = "dopri5",
+    [HY_INTEG_BS23] = "bs23",
+    [HY_INTEG_ADAMS] = "adams",
 };
 
 const char* hy_integrator_name(hy_integrator kind) {

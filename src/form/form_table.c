@@ -10,8 +10,10 @@ static int has_hydraulics(const hy_model* m) {
   return m->sizes.nvol + m->sizes.nvlv + m->sizes.ncyl > 0;
 }
 
+// The methods that step an ODE right-hand side, with fixed or variable steps.
 static int is_explicit(hy_integrator k) {
-  return k == HY_INTEG_EULER || k == HY_INTEG_SEMI_EULER || k == HY_INTEG_RK4;
+  return k == HY_INTEG_EULER || k == HY_INTEG_SEMI_EULER || k == HY_INTEG_RK4 ||
+         k == HY_INTEG_DOPRI5 || k == HY_INTEG_BS23 || k == HY_INTEG_ADAMS;
 }
 
 // The global-coordinate formulations carry the integrator seed 001 pairs each with (ALI1:

@@ -35,6 +35,30 @@ hy_status hy_integ_explicit_step(hy_integrator kind, int nq, int ny, double t, d
                                  double* x, const double* xdot0, hy_ode_rhs_fn f, void* ctx,
                                  double* work);
 
+//----- variable-step methods through SUNDIALS (integ_sundials.c) ------------------------------
+
+// dopri5, bs23 and adams.
+int hy_integ_is_variable(hy_integrator k);
+// A solver of kind for n states with rtol = atol = tol. Allocates (when the data are made).
+typedef struct hy_ode hy_ode;
+hy_status hy_ode_make(hy_integrator kind, int n, double tol, hy_ode** out);
+void hy_ode_free(hy_ode* o);
+// The next evolve starts afresh (the state was set from outside).
+void hy_ode_forget(hy_ode* o);
+// What one evolve did: the method's steps, right-hand-side evaluations, rejected steps (error
+// test and, for adams, iteration failures), and the size of its last step (s).
+typedef struct hy_ode_counts {
+  long steps, rhs, rejected;
+  double h_last;
+} hy_ode_counts;
+// Advances x from t0 to exactly t1 with fn as the right-hand side, continuing the solver's steps
+// when (t0, x) is where the last call ended, starting afresh otherwise. On failure x is
+// untouched: the status of fn's last failure, HY_STEP_REJECTED when the step limit was reached,
+// HY_ERR_NAN otherwise (hy_ode_message says what the solver saw).
+hy_status hy_ode_evolve(hy_ode* o, hy_ode_rhs_fn fn, void* ctx, double t0, double t1, double* x,
+                        hy_ode_counts* counts);
+const char* hy_ode_message(const hy_ode* o);
+
 //----- the trapezoidal rule on a first-order lag ------------------------------------------------
 
 // The spools' lag under the trapezoidal rule, hy_hyd_spool_lag_step (hyd.h), by the name the
@@ -130,6 +154,7 @@ typedef struct hy_integ {
   double* ex_xdot;   //                                                   (same)
   double* ex_work;   // the method's workspace
   double* ex_cache;  // the kinematics' rotation cache at the start of the step (mech)
+  hy_ode* ode;       // dopri5, bs23, adams: the SUNDIALS solver (hy_integ_open)
 } hy_integ;
 
 // Bytes of the integrator's arrays for model m, laid out by hy_integ_bind in mem.
@@ -137,6 +162,10 @@ size_t hy_integ_size(const hy_model* m, hy_integrator kind);
 void hy_integ_bind(hy_integ* in, const hy_model* m, hy_integrator kind, unsigned char* mem);
 // Forgets the history of the steps before (the state is a new start).
 void hy_integ_restart(hy_integ* in, const hy_model* m);
+// What the integrator allocates besides its arrays (the SUNDIALS solver of the variable-step
+// methods), once when the data are made, and its release.
+hy_status hy_integ_open(hy_integ* in, const hy_model* m, hy_integrator kind);
+void hy_integ_close(hy_integ* in);
 
 // Advances the state of f->d by dt: one step of the explicit method, or one trapezoidal step
 // which, when its Newton iteration fails, is retried as steps of half the size (down to

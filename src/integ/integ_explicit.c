@@ -21,6 +21,9 @@ size_t hy_integ_explicit_work_size(hy_integrator kind, int n) {
       return 3 * (size_t)n;  // weighted sum of stages, current stage, stage state
     case HY_INTEG_AUTO:
     case HY_INTEG_TRAPEZOIDAL:
+    case HY_INTEG_DOPRI5:
+    case HY_INTEG_BS23:
+    case HY_INTEG_ADAMS:
     case HY_INTEG_COUNT:
       break;
   }
@@ -136,6 +139,9 @@ hy_status hy_integ_explicit_step(hy_integrator kind, int nq, int ny, double t, d
       return step_rk4(n, t, dt, x, xdot0, f, ctx, work);
     case HY_INTEG_AUTO:
     case HY_INTEG_TRAPEZOIDAL:
+    case HY_INTEG_DOPRI5:
+    case HY_INTEG_BS23:
+    case HY_INTEG_ADAMS:
     case HY_INTEG_COUNT:
       break;
   }

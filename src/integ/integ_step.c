@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "hydyn/names.h"
 #include "integ/integ.h"
 
 //----- arrays ----------------------------------------------------------------------------------
@@ -14,6 +15,9 @@
 static int explicit_kind(hy_integrator k) {
   return k == HY_INTEG_EULER || k == HY_INTEG_SEMI_EULER || k == HY_INTEG_RK4;
 }
+
+// The methods that step the formulation's ODE right-hand side: fixed or variable step.
+static int ode_kind(hy_integrator k) { return explicit_kind(k) || hy_integ_is_variable(k); }
 
 // The explicit methods' state [z; zd; p; w; U].
 static int explicit_n(const hy_model* m) {
@@ -64,7 +68,7 @@ static size_t layout(hy_integ* in, const hy_model* m, hy_integrator kind, unsign
     TAKE(tr->tg_K, hy_doubles(nc * nc));
     TAKE(tr->tg_Fy, hy_doubles(nc * nv));
     TAKE(tr->tg_y, hy_doubles(nv));
-  } else if (explicit_kind(kind)) {
+  } else if (ode_kind(kind)) {
     const int n = explicit_n(m);
     TAKE(in->ex_x, hy_doubles((size_t)n));
     TAKE(in->ex_x0, hy_doubles((size_t)n));
@@ -92,6 +96,18 @@ void hy_integ_restart(hy_integ* in, const hy_model* m) {
   tr->h_prev = m->opt.dt;
   tr->h_next = 0;
   tr->uref_t = NAN;
+  hy_ode_forget(in->ode);
+}
+
+hy_status hy_integ_open(hy_integ* in, const hy_model* m, hy_integrator kind) {
+  in->ode = NULL;
+  if (!hy_integ_is_variable(kind)) return HY_OK;
+  return hy_ode_make(kind, explicit_n(m), m->opt.ode_tol, &in->ode);
+}
+
+void hy_integ_close(hy_integ* in) {
+  hy_ode_free(in->ode);
+  in->ode = NULL;
 }
 
 // pd_prev (pressures and friction states), h_prev, h_next
@@ -181,8 +197,20 @@ static hy_status explicit_step(hy_integ* in, hy_form* f, double dt) {
   memcpy(in->ex_x0, in->ex_x, sizeof(double) * (size_t)explicit_n(m));
   gather_rates(m, d, in->ex_xdot);
   hy_mech_cache_get(m, f->mech, in->ex_cache);
-  hy_status st = hy_integ_explicit_step(in->kind, m->sizes.nz, (int)hy_integ_first_order(m) + m->sizes.nvlv,
-                                        t0, dt, in->ex_x, in->ex_xdot, ode_rhs, f, in->ex_work);
+  hy_status st;
+  hy_ode_counts cnt = {0, 0, 0, dt};
+  if (in->ode) {
+    st = hy_ode_evolve(in->ode, ode_rhs, f, t0, t0 + dt, in->ex_x, &cnt);
+    d->stats.nreject += cnt.rejected;
+    d->stats.nrhs += cnt.rhs;
+    if (st != HY_OK && d->err.code != st) {
+      HY_FAIL(&d->err, st, "%s stopped in the step t = %.9g -> %.9g s: %s",
+              hy_integrator_name(in->kind), t0, t0 + dt, hy_ode_message(in->ode));
+    }
+  } else {
+    st = hy_integ_explicit_step(in->kind, m->sizes.nz, (int)hy_integ_first_order(m) + m->sizes.nvlv,
+                                t0, dt, in->ex_x, in->ex_xdot, ode_rhs, f, in->ex_work);
+  }
   if (st == HY_OK) {
     scatter(m, d, in->ex_x);
     d->time = t0 + dt;
@@ -206,7 +234,14 @@ static hy_status explicit_step(hy_integ* in, hy_form* f, double dt) {
     return st < 0 ? st : HY_STEP_REJECTED;
   }
   integrate_work(d, &p0, &f->power, dt);
-  count_step(d, dt);
+  if (in->ode) {
+    // the method's own steps; the size of the last one of each output step stands for them in
+    // the smallest step (SUNDIALS keeps no minimum)
+    if (cnt.steps > 0) count_step(d, cnt.h_last > 0 ? cnt.h_last : dt);
+    d->stats.nsubstep += cnt.steps > 0 ? cnt.steps - 1 : 0;
+  } else {
+    count_step(d, dt);
+  }
   return HY_OK;
 }
 

@@ -39,6 +39,7 @@ static const char* const kSolverKeys[] = {"integrator",
                                           "tol_friction",
                                           "baumgarte_xi",
                                           "baumgarte_omega",
+                                          "tolerance",
                                           "reuse_tangent",
                                           "strict_steps",
                                           "max_cuts",
@@ -117,6 +118,9 @@ static hy_status load_solver(hy_io_loader* ld, const hy_io_node* root, hy_option
   }
   if (given(n, "baumgarte_omega", HY_OPT_BAUMGARTE_OMEGA, src)) {
     HY_TRY(hy_io_get_number(ld, w, HY_IO_KEY(n, "baumgarte_omega"), &opt->baumgarte_omega));
+  }
+  if (given(n, "tolerance", HY_OPT_ODE_TOL, src)) {
+    HY_TRY(hy_io_get_number(ld, w, HY_IO_KEY(n, "tolerance"), &opt->ode_tol));
   }
   if (given(n, "max_iterations", HY_OPT_MAX_ITER, src)) {
     HY_TRY(hy_io_get_count(ld, w, HY_IO_KEY(n, "max_iterations"), &opt->max_iter));

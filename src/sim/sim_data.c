@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "hydyn/names.h"
 #include "sim/sim.h"
 
 // Lays the arrays out from base (when not NULL) and returns the bytes they take, so that sizing
@@ -190,6 +191,12 @@ hy_status hy_data_make(const hy_model* m, hy_data** out, hy_error* err) {
   d->integrator = integ;
   snprintf(d->note, sizeof d->note, "%s", note);
   d->work_bytes = total;
+  st = hy_integ_open(&w->integ, m, integ);
+  if (st != HY_OK) {
+    hy_data_free(d);
+    return HY_FAIL(err, st, "cannot make the %s solver of model '%s' (SUNDIALS)",
+                   hy_integrator_name(integ), m->name);
+  }
   st = hy_data_reset(m, d);
   if (st < 0) {
     if (err) *err = d->err;
@@ -204,6 +211,7 @@ void hy_data_free(hy_data* d) {
   if (!d) return;
   hy_work* w = d->work_;
   if (w) {
+    hy_integ_close(&w->integ);
     hy_free(w->mem);
     hy_arena_free(&w->arena);
   }
