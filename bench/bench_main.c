@@ -38,6 +38,7 @@
 
 #include "bench_cosim.h"
 #include "bench_linear.h"
+#include "bench_scaling.h"
 
 // CMake passes <build>/bench/results and the source tree's bench/results (the committed records,
 // read only); a build without them writes below the working directory.
@@ -627,7 +628,7 @@ static void print_recording(const record_result* res, int reps) {
 static void usage(FILE* fp) {
   fputs(
       "usage: hydyn_bench [--reps N] [--results DIR] [--no-write] [--no-record] [--no-cosim]\n"
-      "                   [MODEL ...]\n"
+      "                   [--scaling] [MODEL ...]\n"
       "\n"
       "Runs each MODEL (a model file, or the name of a built-in model or family member; none:\n"
       "every built-in model) for the model's t_end at its dt, N times (default 5): open trees\n"
@@ -643,7 +644,9 @@ static void usage(FILE* fp) {
       "its co-simulation: the real-time factor at H = 1 ms, h_h = 0.1 ms beside the monolithic\n"
       "run (goal 200x) and the achievable H of each configuration by the takeoff rule of\n"
       "docs/cosim.md (goal for the best: 10 ms; --no-cosim leaves it out), and, when four-bar-3d\n"
-      "is run, the time of its reduced Jacobian beside the counterpart's (goal: 20 us). Writes\n"
+      "is run, the time of its reduced Jacobian beside the counterpart's (goal: 20 us), and with\n"
+      "--scaling the cost of one evaluation of chain-N's accelerations, N = 4 ... 4096, with the\n"
+      "divide-and-conquer formulation beside the tree formulation (docs/hdca.md). Writes\n"
       "DIR/explicit.csv\n"
       "(default DIR: " HY_BENCH_RESULTS_DIR
       "/<hostname>), comparing with the file it replaces (in a fresh\n"
@@ -671,7 +674,7 @@ static void model_label(const char* what, char* out, size_t size) {
 }
 
 int main(int argc, char** argv) {
-  int reps = 5, write = 1, record = 1, cosim = 1;
+  int reps = 5, write = 1, record = 1, cosim = 1, scaling = 0;
   const char* dir = NULL;
   static const char* models[MAX_ROWS];
   int nmodel = 0;
@@ -694,6 +697,8 @@ int main(int argc, char** argv) {
       record = 0;
     } else if (strcmp(argv[i], "--no-cosim") == 0) {
       cosim = 0;
+    } else if (strcmp(argv[i], "--scaling") == 0) {
+      scaling = 1;
     } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
       usage(stdout);
       return 0;
@@ -840,6 +845,7 @@ int main(int argc, char** argv) {
   if (cosim && find_row(rows, nrow, "crane", HY_FORM_PENALTY) && bench_cosim(reps)) failed = 1;
   // the linearization's cost, when the 3-D four-bar is run
   if (find_row(rows, nrow, "four-bar-3d", HY_FORM_PENALTY) && bench_linear(reps)) failed = 1;
+  if (scaling && bench_scaling(reps)) failed = 1;
   if (write) {
     if (write_results(path, rows, nrow, &keep)) return 1;
     printf("\nwrote %s", path);

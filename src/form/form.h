@@ -75,6 +75,8 @@ typedef struct hy_form_ops {
   hy_formulation kind;
   const char* name;
   int has_ode;  // its accelerations are an ODE the explicit integrators may drive
+  int no_mass_matrix;  // its accelerations need no M' and Q' (an O(N) method): the evaluation
+                       // before them leaves the open-tree dynamics out
   // Bytes of the formulation's own struct and arrays, laid out by bind in mem (64-aligned).
   size_t (*size)(const hy_model* m);
   void (*bind)(hy_form* f, unsigned char* mem);
@@ -133,6 +135,9 @@ extern const hy_form_ops hy_form_penalty_ops;
 extern const hy_form_ops hy_form_doublestep_ops;
 extern const hy_form_ops hy_form_ali1_ops;
 extern const hy_form_ops hy_form_ali3p_ops;
+extern const hy_form_ops hy_form_dca_ops;
+// Whether formulation dca can run m (planar, open, chains), else HY_ERR_MODEL with the reason.
+hy_status hy_form_dca_check(const hy_model* m, hy_error* err);
 // ALI3-P's Newton unknowns [q; p; w] (tests), and its analytic tangent at the predictor of a step
 // of size h from the current state (A) beside central differences of its residual (F), n x n
 // row-major, rows scaled as the residual; the state is left as it was. The analytic tangent

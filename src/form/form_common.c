@@ -27,14 +27,21 @@ void hy_form_evaluate(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_wo
   hy_form_evaluate_vel(m, d, mw, hw, 1);
 }
 
-void hy_form_evaluate_vel(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_work* hw,
-                          int with_bias) {
+// The velocity stages, force geometry, hydraulics and force magnitudes: everything an O(N)
+// formulation's accelerations need (hy_form_ops.no_mass_matrix).
+static void evaluate_forces(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_work* hw,
+                            int with_bias) {
   hy_mech_kinematics_vel(m, d, mw);
   if (with_bias && m->sizes.neq > 0) hy_mech_constraints_bias(m, d, mw);
   if (m->sizes.nnh > 0) hy_mech_nonholonomic(m, d, mw);
   hy_mech_force_geometry(m, d);
   if (m->sizes.nvol + m->sizes.nvlv + m->sizes.ncyl > 0) hy_hyd_evaluate(m, d, hw);
   hy_form_forces(m, d);
+}
+
+void hy_form_evaluate_vel(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_work* hw,
+                          int with_bias) {
+  evaluate_forces(m, d, mw, hw, with_bias);
   hy_mech_dynamics(m, d, mw);
 }
 
@@ -90,7 +97,15 @@ hy_status hy_form_forward(hy_form* f) {
                    m->vol_name + (size_t)bad * HY_NAME_MAX);
   }
   d->stats.nforward++;
-  hy_form_evaluate(m, d, f->mech, NULL);
+  if (f->ops->no_mass_matrix) {
+    // hy_form_evaluate without M' and Q'
+    if (m->sizes.nvlv > 0) hy_hyd_spool_rates(m, d);
+    hy_mech_kinematics_pos(m, d, f->mech);
+    hy_mech_outputs(m, d, f->mech);
+    evaluate_forces(m, d, f->mech, NULL, 1);
+  } else {
+    hy_form_evaluate(m, d, f->mech, NULL);
+  }
   hy_mech_energy_with_work(m, d, f->mech);
   HY_TRY(f->ops->accelerations(f));
   hy_form_powers(f);

@@ -51,6 +51,7 @@ hy_status hy_form_choose(const hy_model* m, const hy_form_ops** ops, hy_integrat
     case HY_FORM_DOUBLE_STEP: *ops = &hy_form_doublestep_ops; break;
     case HY_FORM_ALI1: *ops = &hy_form_ali1_ops; break;
     case HY_FORM_ALI3P: *ops = &hy_form_ali3p_ops; break;
+    case HY_FORM_DCA: *ops = &hy_form_dca_ops; break;
     default:
       return HY_FAIL(err, HY_ERR_ARG, "solver: unknown formulation %d", (int)o->formulation);
   }
@@ -71,8 +72,20 @@ hy_status hy_form_choose(const hy_model* m, const hy_form_ops** ops, hy_integrat
                    m->sizes.nnh, m->sizes.nnh == 1 ? "" : "s");
   }
   if ((*ops)->step) return global_choice(m, *ops, integ, err);
+  if (form == HY_FORM_DCA) HY_TRY(hy_form_dca_check(m, err));
   hy_integrator k = o->integrator;
   if (k == HY_INTEG_AUTO) k = (*ops)->has_ode && !hyd ? HY_INTEG_RK4 : HY_INTEG_TRAPEZOIDAL;
+  // a formulation with only an ODE right-hand side: the variable-step dopri5 for hydraulics
+  if (k == HY_INTEG_AUTO || (k == HY_INTEG_TRAPEZOIDAL && o->integrator == HY_INTEG_AUTO &&
+                             !(*ops)->residual)) {
+    k = HY_INTEG_DOPRI5;
+  }
+  if (k == HY_INTEG_TRAPEZOIDAL && !(*ops)->residual) {
+    return HY_FAIL(err, HY_ERR_MODEL,
+                   "formulation %s has only an ODE right-hand side: it runs with euler, "
+                   "semi-euler, rk4, dopri5, bs23 or adams, not the trapezoidal rule",
+                   (*ops)->name);
+  }
   if (k != HY_INTEG_TRAPEZOIDAL && !is_explicit(k)) {
     return HY_FAIL(err, HY_ERR_ARG, "solver: unknown integrator %d", (int)o->integrator);
   }

@@ -1,0 +1,501 @@
+// Featherstone's divide-and-conquer algorithm (DCA, 1999), the acceleration-based comparator of
+// 004_f00eb218b27db19b.txt: the accelerations of an open tree in O(N), from a balanced binary
+// assembly tree over each chain of bodies, so that its depth is O(log N).
+//
+// Spatial vectors are hydyn's own (docs/mechanics.md): referred to the inertial origin, the
+// motion of body j is Z_j = [s_dot; omega] and a joint adds Z_j = Z_parent + b_j z_dot_j,
+// Z_dot_j = Z_dot_parent + b_j z_ddot_j + d_j (seed 000 Eqs. 1-3). A force on a body is
+// [f; n_O], its moment about the origin. Every handle of a rigid body then has the same motion,
+// Z_j itself, and the body's equations M-bar_j Z_dot_j = Q-bar_j + (handle forces) give the
+// handle equations of a leaf, Z_dot = Phi (F_1 + F_2) + beta with Phi = M-bar^-1,
+// beta = M-bar^-1 Q-bar. Assembling A (handles 1, 2) and B (handles 1, 2) at the joint J between
+// A's handle 2 and B's handle 1, with F_J the force of A on B and b^T F_J = 0 (the joint does no
+// work through its constraint force):
+//   W F_J = b z_ddot + rhs,  W = Phi^A_22 + Phi^B_11,
+//   rhs = d + beta^A_2 - beta^B_1 + Phi^A_21 F_1 - Phi^B_12 F_2        (F_1, F_2: C's handles)
+// whose solution is z_ddot = g^T rhs, g = -W^-1 b / (b^T W^-1 b), and F_J = Y rhs,
+// Y = W^-1 + W^-1 b g^T; C's handle equations follow by substitution (assemble). The root of a
+// chain meets ground (Z_dot = 0) through its first joint and has a free tip; disassembly hands
+// each node its handle forces and recovers the joint's z_ddot (disassemble).
+//
+// This first version is planar: the vectors are the in-plane [s_dot_1; s_dot_2; omega_n] (3) and
+// the matrices 3 x 3. It runs open trees in which every body has at most one child (chains, any
+// number of them hanging from ground); closed loops and branching bodies are refused.
+#include <math.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "form/form_common.h"
+
+// One node of an assembly tree: a body (leaf) or two assembled halves.
+typedef struct dca_node {
+  int left, right;  // children (node indices), -1 for a leaf
+  int body;         // leaf: its body; internal: the first body of the right half (its joint J)
+  double P11[9], P12[9], P21[9], P22[9];  // handle mobilities Phi_ij (row-major 3 x 3)
+  double b1[3], b2[3];                    // beta_1, beta_2
+  double Y[9], g[3], c[3];                // internal: F_J = Y rhs, z_ddot = g . rhs, rhs constant
+  double F1[3], F2[3];                    // disassembly: the handle forces handed down
+} dca_node;
+
+typedef struct dca {
+  int nnode;
+  int nchain;
+  dca_node* node;  // the trees of every chain, children before parents       (2 nbody - nchain)
+  int* root;       // the root node of each chain                             (nchain)
+  int* leaf;       // the leaf node of each body                              (nbody)
+  int* chain;      // a chain's bodies in order, while the trees are built    (nbody)
+  int* child;      // each body's child, -1 for the last of its chain          (nbody)
+  int* first;      // the first body of each chain                            (nchain)
+  double e1[3], e2[3], n[3];  // the plane's axes, e1 x e2 = n
+} dca;
+
+// The chains of the tree: a body whose parent is ground starts one, and each body has at most one
+// child. Returns the number of chains, or -1 (and the first body with two children in *bad).
+static int count_chains(const hy_model* m, int* bad) {
+  const int nb = m->sizes.nbody;
+  int chains = 0;
+  for (int j = 0; j < nb; j++) {
+    if (m->body_parent[j] < 0) chains++;
+    int kids = 0;
+    for (int k = j + 1; k < nb; k++) kids += m->body_parent[k] == j;
+    if (kids > 1) {
+      *bad = j;
+      return -1;
+    }
+  }
+  return chains;
+}
+
+// Nodes of the assembly trees: 2 L - 1 per chain of L bodies.
+static size_t node_count(const hy_model* m, int chains) {
+  const size_t nb = (size_t)m->sizes.nbody, nc = chains > 0 ? (size_t)chains : 0;
+  return 2 * nb > nc ? 2 * nb - nc : 1;
+}
+
+static size_t dca_size(const hy_model* m) {
+  int bad;
+  const int chains = count_chains(m, &bad);
+  const size_t nb = (size_t)m->sizes.nbody, nc = chains > 0 ? (size_t)chains : 0;
+  return hy_arena_need(sizeof(dca)) + hy_arena_need(node_count(m, chains) * sizeof(dca_node)) +
+         2 * hy_ints(nc + 1) + 3 * hy_ints(nb + 1);
+}
+
+// Builds the balanced tree over chain[lo .. hi] (body indices in chain order), children before
+// their parent, so that node order is an assembly order; returns its node.
+static int build(dca* t, const int* chain, int lo, int hi) {
+  if (lo == hi) {
+    const int self = t->nnode++;
+    t->node[self] = (dca_node){.left = -1, .right = -1, .body = chain[lo]};
+    t->leaf[chain[lo]] = self;
+    return self;
+  }
+  const int mid = (lo + hi) / 2;
+  const int l = build(t, chain, lo, mid);
+  const int r = build(t, chain, mid + 1, hi);
+  const int self = t->nnode++;
+  t->node[self] = (dca_node){.left = l, .right = r, .body = chain[mid + 1]};
+  return self;
+}
+
+static void dca_bind(hy_form* f, unsigned char* mem) {
+  const hy_model* m = f->m;
+  int bad;
+  const int chains = count_chains(m, &bad);
+  const int nb = m->sizes.nbody;
+  const size_t nc = chains > 0 ? (size_t)chains : 0;
+  dca* t = (dca*)mem;
+  mem += hy_arena_need(sizeof(dca));
+  t->node = (dca_node*)mem;
+  mem += hy_arena_need(node_count(m, chains) * sizeof(dca_node));
+  t->root = (int*)mem;
+  mem += hy_ints(nc + 1);
+  t->leaf = (int*)mem;
+  mem += hy_ints((size_t)nb + 1);
+  t->chain = (int*)mem;
+  mem += hy_ints((size_t)nb + 1);
+  t->child = (int*)mem;
+  mem += hy_ints((size_t)nb + 1);
+  t->first = (int*)mem;
+  t->nnode = 0;
+  t->nchain = (int)nc;
+  f->self = t;
+  f->nmech = m->sizes.nz;
+  f->coord = NULL;
+  if (m->planar) {
+    hy_v3_copy(t->e1, m->plane_e1);
+    hy_v3_copy(t->n, m->plane_normal);
+    hy_v3_cross(t->e2, t->n, t->e1);  // so that e1 x e2 = n
+  }
+  // each chain from its ground body down (bodies are numbered parents first)
+  int c = 0;
+  for (int j = 0; j < nb && chains > 0; j++) {
+    if (m->body_parent[j] >= 0) continue;
+    int len = 0;
+    int* chain = t->chain;
+    for (int k = j; k >= 0;) {
+      chain[len++] = k;
+      int next = -1;
+      for (int q = k + 1; q < nb; q++) {
+        if (m->body_parent[q] == k) next = q;
+      }
+      t->child[k] = next;
+      k = next;
+    }
+    t->first[c] = j;
+    t->root[c++] = build(t, chain, 0, len - 1);
+  }
+}
+
+static size_t dca_scratch(const hy_model* m) {
+  (void)m;
+  return 0;
+}
+
+//----- 3 x 3 algebra ---------------------------------------------------------------------------
+
+static inline void mul33(const double* a, const double* b, double* c) {
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      c[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
+    }
+  }
+}
+
+static inline void mulv3(const double* a, const double* x, double* y) {
+  for (int i = 0; i < 3; i++) y[i] = a[3 * i] * x[0] + a[3 * i + 1] * x[1] + a[3 * i + 2] * x[2];
+}
+
+// The inverse of a symmetric positive-definite 3 x 3 by its adjugate; 0 when it is not.
+static int inv33(const double* a, double* r) {
+  const double c00 = a[4] * a[8] - a[5] * a[7], c01 = a[5] * a[6] - a[3] * a[8];
+  const double c02 = a[3] * a[7] - a[4] * a[6];
+  const double det = a[0] * c00 + a[1] * c01 + a[2] * c02;
+  if (!(det > 0) || !isfinite(det)) return 0;
+  const double s = 1 / det;
+  r[0] = c00 * s;
+  r[1] = (a[2] * a[7] - a[1] * a[8]) * s;
+  r[2] = (a[1] * a[5] - a[2] * a[4]) * s;
+  r[3] = c01 * s;
+  r[4] = (a[0] * a[8] - a[2] * a[6]) * s;
+  r[5] = (a[2] * a[3] - a[0] * a[5]) * s;
+  r[6] = c02 * s;
+  r[7] = (a[1] * a[6] - a[0] * a[7]) * s;
+  r[8] = (a[0] * a[4] - a[1] * a[3]) * s;
+  return 1;
+}
+
+//----- the planar quantities of a body ---------------------------------------------------------
+
+static inline void to_plane(const dca* t, const double* v3, double* p2) {
+  p2[0] = hy_v3_dot(t->e1, v3);
+  p2[1] = hy_v3_dot(t->e2, v3);
+}
+
+// 2-D cross product a x b = a1 b2 - a2 b1 (along n).
+static inline double cross2(const double* a, const double* b) { return a[0] * b[1] - a[1] * b[0]; }
+
+// Adds force f (inertial, 3-D) at point x to the planar force about point c (2-D):
+// Q += [f1; f2; (x - c) x f].
+static inline void add_force(const dca* t, const double* x, const double* c, const double* f,
+                             double* Q) {
+  double xp[2], fp[2];
+  to_plane(t, x, xp);
+  to_plane(t, f, fp);
+  const double r[2] = {xp[0] - c[0], xp[1] - c[1]};
+  Q[0] += fp[0];
+  Q[1] += fp[1];
+  Q[2] += cross2(r, fp);
+}
+
+// The point of joint j on its body (inertial, 2-D): the body's origin turned onto its joint point.
+static void joint_point(const hy_model* m, const hy_data* d, const dca* t, int j, double* P) {
+  double x[3];
+  hy_m3_mulv(x, d->body_rot + 9 * j, m->jnt_cpoint + 3 * j);
+  hy_v3_add(x, x, d->body_pos + 3 * j);
+  to_plane(t, x, P);
+}
+
+// The leaf of body j with its handles at the points P1 (its joint) and P2 (its child's joint, or
+// its centre of mass c): the Newton-Euler equations at c, m a_c = f, I_c alpha = tau_c, and a
+// handle's acceleration a_P = a_c + alpha n x r - omega^2 r (r = P - c) give
+//   Phi_ik = T_i diag(1/m, 1/m, 1/I_c) T_k^T,  T_i = [1, 0, -r_i2; 0, 1, r_i1; 0, 0, 1],
+//   beta_i = T_i diag(1/m, 1/m, 1/I_c) Q_c + [-omega^2 r_i; 0],
+// Q_c the applied force and its moment about c (T_k^T carries a handle force to c). Every vector
+// is local to the body, so the numbers keep their precision however far it is from the origin.
+// Returns 0 when the mass or the planar inertia is not positive.
+static int leaf_terms(const hy_data* d, const dca* t, const hy_mech_work* w, const hy_model* m,
+                      dca_node* L, const double* P1, const double* P2, const double* c) {
+  const int j = L->body;
+  const double mass = m->body_mass[j], Ic = w->body_Jn[j];
+  if (!(mass > 0) || !(Ic > 0)) return 0;
+  const double inv[3] = {1 / mass, 1 / mass, 1 / Ic};
+  const double om = hy_v3_dot(t->n, d->body_Z + 6 * j + 3);
+  const double r[2][2] = {{P1[0] - c[0], P1[1] - c[1]}, {P2[0] - c[0], P2[1] - c[1]}};
+  double T[2][9];
+  for (int h = 0; h < 2; h++) {
+    const double Th[9] = {1, 0, -r[h][1], 0, 1, r[h][0], 0, 0, 1};
+    memcpy(T[h], Th, sizeof Th);
+  }
+  double* P[2][2] = {{L->P11, L->P12}, {L->P21, L->P22}};
+  for (int a = 0; a < 2; a++) {
+    for (int b = 0; b < 2; b++) {
+      for (int i = 0; i < 3; i++) {
+        for (int k = 0; k < 3; k++) {
+          double v = 0;
+          for (int q = 0; q < 3; q++) v += T[a][3 * i + q] * inv[q] * T[b][3 * k + q];
+          P[a][b][3 * i + k] = v;
+        }
+      }
+    }
+  }
+  const double Qc[3] = {L->b1[0], L->b1[1], L->b1[2]};
+  const double ac[3] = {Qc[0] * inv[0], Qc[1] * inv[1], Qc[2] * inv[2]};
+  double* beta[2] = {L->b1, L->b2};
+  for (int h = 0; h < 2; h++) {
+    mulv3(T[h], ac, beta[h]);
+    beta[h][0] -= om * om * r[h][0];
+    beta[h][1] -= om * om * r[h][1];
+  }
+  return 1;
+}
+
+//----- assembly and disassembly ------------------------------------------------------------------
+
+// Joint j at its point: the relative motion b z_dot of the child's handle and the velocity term d
+// of its acceleration. Revolute: b = [0; 0; s] (s = +-1, the axis along +-n), d = 0, since the
+// joint point is a material point of both bodies. Prismatic along u (fixed on the parent):
+// b = [u; 0], d = [2 omega_parent n x u z_dot; 0] (Coriolis).
+static void joint_terms(const hy_model* m, const dca* t, const hy_data* d, int j, double* b,
+                        double* dd) {
+  const double* bj = d->jnt_b + 6 * j;
+  dd[0] = dd[1] = dd[2] = 0;
+  if (m->jnt_type[j] == HY_JOINT_REVOLUTE) {
+    b[0] = b[1] = 0;
+    b[2] = hy_v3_dot(t->n, bj + 3);
+    return;
+  }
+  to_plane(t, bj, b);
+  b[2] = 0;
+  const int p = m->body_parent[j];
+  const double om = p < 0 ? 0.0 : hy_v3_dot(t->n, d->body_Z + 6 * p + 3);
+  const double zd = d->zd[m->jnt_zadr[j]];
+  dd[0] = -2 * om * b[1] * zd;
+  dd[1] = 2 * om * b[0] * zd;
+}
+
+// The saddle point of the joint: W F = b z_ddot + rhs, b^T F = 0; Y and g of the node. Returns 0
+// when W is not positive definite (a massless half).
+static int joint_solve(const double* W, const double* b, double* Y, double* g) {
+  double Wi[9], Wb[3];
+  if (!inv33(W, Wi)) return 0;
+  mulv3(Wi, b, Wb);
+  const double bWb = b[0] * Wb[0] + b[1] * Wb[1] + b[2] * Wb[2];
+  if (!(bWb > 0)) return 0;
+  for (int i = 0; i < 3; i++) g[i] = -Wb[i] / bWb;
+  for (int i = 0; i < 3; i++) {
+    for (int k = 0; k < 3; k++) Y[3 * i + k] = Wi[3 * i + k] + Wb[i] * g[k];
+  }
+  return 1;
+}
+
+static int assemble(const hy_model* m, const hy_data* d, const dca* t, dca_node* C,
+                    const dca_node* A, const dca_node* B) {
+  double b[3], dd[3], W[9];
+  joint_terms(m, t, d, C->body, b, dd);
+  for (int i = 0; i < 9; i++) W[i] = A->P22[i] + B->P11[i];
+  if (!joint_solve(W, b, C->Y, C->g)) return 0;
+  for (int i = 0; i < 3; i++) C->c[i] = dd[i] + A->b2[i] - B->b1[i];
+  double YA[9], YB[9], T[9], Yc[3], v[3];
+  mul33(C->Y, A->P21, YA);  // Y Phi^A_21
+  mul33(C->Y, B->P12, YB);  // Y Phi^B_12
+  mul33(A->P12, YA, T);
+  for (int i = 0; i < 9; i++) C->P11[i] = A->P11[i] - T[i];
+  mul33(A->P12, YB, C->P12);
+  mul33(B->P21, YA, C->P21);
+  mul33(B->P21, YB, T);
+  for (int i = 0; i < 9; i++) C->P22[i] = B->P22[i] - T[i];
+  mulv3(C->Y, C->c, Yc);
+  mulv3(A->P12, Yc, v);
+  for (int i = 0; i < 3; i++) C->b1[i] = A->b1[i] - v[i];
+  mulv3(B->P21, Yc, v);
+  for (int i = 0; i < 3; i++) C->b2[i] = B->b2[i] + v[i];
+  return 1;
+}
+
+// rhs of node C's joint for its handle forces, z_ddot of the joint and the children's forces.
+static void disassemble(const hy_model* m, hy_data* d, dca* t, dca_node* C) {
+  dca_node* A = &t->node[C->left];
+  dca_node* B = &t->node[C->right];
+  double rhs[3], v[3], FJ[3];
+  mulv3(A->P21, C->F1, rhs);
+  mulv3(B->P12, C->F2, v);
+  for (int i = 0; i < 3; i++) rhs[i] += C->c[i] - v[i];
+  mulv3(C->Y, rhs, FJ);
+  d->zdd[m->jnt_zadr[C->body]] = C->g[0] * rhs[0] + C->g[1] * rhs[1] + C->g[2] * rhs[2];
+  for (int i = 0; i < 3; i++) {
+    A->F1[i] = C->F1[i];
+    A->F2[i] = -FJ[i];
+    B->F1[i] = FJ[i];
+    B->F2[i] = C->F2[i];
+  }
+}
+
+// The applied forces of every body in the plane (gravity, loads, force elements) about its centre
+// of mass, gathered in the leaves' b1 before the leaves' terms are formed from them.
+static void applied_forces(const hy_model* m, const hy_data* d, dca* t) {
+  for (int j = 0; j < m->sizes.nbody; j++) {
+    dca_node* L = &t->node[t->leaf[j]];
+    double grav[3];
+    hy_v3_scale(grav, m->opt.gravity, m->body_mass[j]);
+    memset(L->b1, 0, sizeof L->b1);
+    double c[2];
+    to_plane(t, d->body_com + 3 * j, c);
+    add_force(t, d->body_com + 3 * j, c, grav, L->b1);
+  }
+  for (int k = 0; k < m->sizes.nfrc; k++) {
+    const double F = d->frc_force[k];
+    if (F == 0) continue;
+    double f[3];
+    hy_v3_scale(f, d->frc_dir + 3 * k, F);
+    const int ends[2] = {m->frc_mrk_b[k], m->frc_mrk_a[k]};
+    for (int e = 0; e < 2; e++) {
+      const int mk = ends[e], body = m->mrk_body[mk];
+      if (e == 1) hy_v3_scale(f, f, -1.0);
+      if (body < 0) continue;
+      double c[2];
+      to_plane(t, d->body_com + 3 * body, c);
+      add_force(t, d->mrk_pos + 3 * mk, c, f, t->node[t->leaf[body]].b1);
+    }
+  }
+  for (int k = 0; k < m->sizes.nload; k++) {
+    const int mk = m->load_mrk[k], body = m->mrk_body[mk];
+    if (body < 0) continue;
+    double v[3];
+    hy_v3_copy(v, m->load_vector + 3 * k);
+    if (m->load_sig[k] >= 0) hy_v3_scale(v, v, hy_signal_eval(m, m->load_sig[k], d->time));
+    dca_node* L = &t->node[t->leaf[body]];
+    if (m->load_type[k] == HY_LOAD_TORQUE) {
+      L->b1[2] += hy_v3_dot(t->n, v);
+    } else {
+      double c[2];
+      to_plane(t, d->body_com + 3 * body, c);
+      add_force(t, d->mrk_pos + 3 * mk, c, v, L->b1);
+    }
+  }
+}
+
+static hy_status dca_accelerations(hy_form* f) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  dca* t = f->self;
+  applied_forces(m, d, t);
+  for (int k = 0; k < t->nnode; k++) {
+    dca_node* N = &t->node[k];
+    if (N->left < 0) {
+      // handle 1 at the body's joint, handle 2 at its child's joint (or its centre of mass)
+      const int j = N->body;
+      double c[2], P1[2], P2[2];
+      to_plane(t, d->body_com + 3 * j, c);
+      joint_point(m, d, t, j, P1);
+      const int child = t->child[j];
+      if (child >= 0) {
+        joint_point(m, d, t, child, P2);
+      } else {
+        P2[0] = c[0];
+        P2[1] = c[1];
+      }
+      if (!leaf_terms(d, t, f->mech, m, N, P1, P2, c)) {
+        return HY_FAIL(&d->err, HY_ERR_SINGULAR,
+                       "dca: body '%s' has no positive planar inertia (mass and inertia about "
+                       "the plane normal must be > 0)",
+                       m->body_name + (size_t)j * HY_NAME_MAX);
+      }
+    } else if (!assemble(m, d, t, N, &t->node[N->left], &t->node[N->right])) {
+      return HY_FAIL(&d->err, HY_ERR_SINGULAR, "dca: singular joint '%s' at t = %g s",
+                     m->jnt_name + (size_t)N->body * HY_NAME_MAX, d->time);
+    }
+  }
+  for (int c = 0; c < t->nchain; c++) {
+    // the chain's first joint meets ground, Z_dot = 0 there: W = Phi_11, rhs = d - beta_1;
+    // the tip is free (F_2 = 0)
+    dca_node* R = &t->node[t->root[c]];
+    const int j = t->first[c];
+    double b[3], dd[3], Y[9], g[3], rhs[3];
+    joint_terms(m, t, d, j, b, dd);
+    if (!joint_solve(R->P11, b, Y, g)) {
+      return HY_FAIL(&d->err, HY_ERR_SINGULAR, "dca: singular joint '%s' at t = %g s",
+                     m->jnt_name + (size_t)j * HY_NAME_MAX, d->time);
+    }
+    for (int i = 0; i < 3; i++) rhs[i] = dd[i] - R->b1[i];
+    d->zdd[m->jnt_zadr[j]] = g[0] * rhs[0] + g[1] * rhs[1] + g[2] * rhs[2];
+    mulv3(Y, rhs, R->F1);
+    memset(R->F2, 0, sizeof R->F2);
+  }
+  // disassembly: parents before children (the reverse of the assembly order)
+  for (int k = t->nnode - 1; k >= 0; k--) {
+    dca_node* N = &t->node[k];
+    if (N->left >= 0) disassemble(m, d, t, N);
+  }
+  return HY_OK;
+}
+
+static hy_status dca_start(hy_form* f) {
+  (void)f;
+  return HY_OK;
+}
+
+static int dca_hist_size(const hy_model* m) {
+  (void)m;
+  return 0;
+}
+static void dca_hist_get(const hy_form* f, double* buf) {
+  (void)f;
+  (void)buf;
+}
+static void dca_hist_set(hy_form* f, const double* buf) {
+  (void)f;
+  (void)buf;
+}
+static int dca_hist_ok(const hy_model* m, const double* buf) {
+  (void)m;
+  (void)buf;
+  return 1;
+}
+
+// Whether DCA can run m (planar, open, every body with at most one child); else the reason.
+hy_status hy_form_dca_check(const hy_model* m, hy_error* err) {
+  int bad = -1;
+  if (!m->planar) {
+    return HY_FAIL(err, HY_ERR_MODEL,
+                   "formulation dca runs planar models so far: model '%s' is spatial", m->name);
+  }
+  if (m->sizes.ncut + m->sizes.nnh > 0) {
+    return HY_FAIL(err, HY_ERR_MODEL,
+                   "formulation dca runs open trees so far: model '%s' has cut joints or "
+                   "nonholonomic constraints",
+                   m->name);
+  }
+  if (count_chains(m, &bad) < 0) {
+    return HY_FAIL(err, HY_ERR_MODEL,
+                   "formulation dca runs chains so far: body '%s' of model '%s' has more than "
+                   "one child",
+                   m->body_name + (size_t)bad * HY_NAME_MAX, m->name);
+  }
+  return HY_OK;
+}
+
+const hy_form_ops hy_form_dca_ops = {
+    .kind = HY_FORM_DCA,
+    .name = "dca",
+    .has_ode = 1,
+    .no_mass_matrix = 1,
+    .size = dca_size,
+    .bind = dca_bind,
+    .scratch = dca_scratch,
+    .start = dca_start,
+    .accelerations = dca_accelerations,
+    .hist_size = dca_hist_size,
+    .hist_get = dca_hist_get,
+    .hist_set = dca_hist_set,
+    .hist_ok = dca_hist_ok,
+};
