@@ -163,7 +163,7 @@ typedef enum hy_formulation {
                             // Euler (seed 001 Eqs. 2a-2b); planar models
   HY_FORM_ALI3P = 5,        // global coordinates, index-3 augmented Lagrangian with projections
                             // on the trapezoidal rule (seed 001 Eqs. 3-7); planar models
-  HY_FORM_DCA = 6,          // Featherstone's divide-and-conquer algorithm: open chains in O(N),
+  HY_FORM_DCA = 6,          // Featherstone's divide-and-conquer algorithm: planar chains in O(N),
                             // an ODE for the explicit and variable-step integrators (seed 004)
   HY_FORM_COUNT             // number of values (not a formulation)
 } hy_formulation;

@@ -73,7 +73,7 @@ static void run_usage(FILE* fp) {
       "                       penalty for a model with cut joints, else tree; tree refuses\n"
       "                       cut joints; ali1 and ali3p are the global-coordinate formulations\n"
       "                       of seed 001 (planar models) with their own integrators; dca is\n"
-      "                       the O(N) divide-and-conquer algorithm (planar open chains) with\n"
+      "                       the O(N) divide-and-conquer algorithm (planar chains) with\n"
       "                       an ODE integrator\n"
       "  --integrator NAME    auto | euler | semi-euler | rk4 | trapezoidal | dopri5 | bs23 |\n"
       "                       adams; auto: trapezoidal (Newton-Raphson) for closed loops or\n"

@@ -102,6 +102,7 @@ hy_status hy_form_forward(hy_form* f) {
     if (m->sizes.nvlv > 0) hy_hyd_spool_rates(m, d);
     hy_mech_kinematics_pos(m, d, f->mech);
     hy_mech_outputs(m, d, f->mech);
+    if (m->sizes.neq > 0) hy_mech_constraints_pos(m, d, f->mech);  // the violation, reported
     evaluate_forces(m, d, f->mech, NULL, 1);
   } else {
     hy_form_evaluate(m, d, f->mech, NULL);

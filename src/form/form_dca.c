@@ -1,26 +1,26 @@
 // Featherstone's divide-and-conquer algorithm (DCA, 1999), the acceleration-based comparator of
-// 004_f00eb218b27db19b.txt: the accelerations of an open tree in O(N), from a balanced binary
+// 004_f00eb218b27db19b.txt: the accelerations of chains of bodies in O(N), from a balanced binary
 // assembly tree over each chain of bodies, so that its depth is O(log N).
 //
-// Spatial vectors are hydyn's own (docs/mechanics.md): referred to the inertial origin, the
-// motion of body j is Z_j = [s_dot; omega] and a joint adds Z_j = Z_parent + b_j z_dot_j,
-// Z_dot_j = Z_dot_parent + b_j z_ddot_j + d_j (seed 000 Eqs. 1-3). A force on a body is
-// [f; n_O], its moment about the origin. Every handle of a rigid body then has the same motion,
-// Z_j itself, and the body's equations M-bar_j Z_dot_j = Q-bar_j + (handle forces) give the
-// handle equations of a leaf, Z_dot = Phi (F_1 + F_2) + beta with Phi = M-bar^-1,
-// beta = M-bar^-1 Q-bar. Assembling A (handles 1, 2) and B (handles 1, 2) at the joint J between
-// A's handle 2 and B's handle 1, with F_J the force of A on B and b^T F_J = 0 (the joint does no
-// work through its constraint force):
+// Each node has two handles, where the node's bodies meet the rest: handle 1 at its first joint,
+// handle 2 at the joint after its last body (or that body's centre of mass, or the cut joint's
+// marker). Its handle equations are A_i = Phi_i1 F_1 + Phi_i2 F_2 + beta_i, A a handle point's
+// acceleration [a_P; alpha] and F the force applied there [f; n_P], every vector at its own
+// handle point (leaf_terms). Assembling A (handles 1, 2) and B (handles 1, 2) at the joint J
+// between A's handle 2 and B's handle 1, with F_J the force of A on B and b^T F_J = 0 (the joint
+// does no work through its constraint force):
 //   W F_J = b z_ddot + rhs,  W = Phi^A_22 + Phi^B_11,
 //   rhs = d + beta^A_2 - beta^B_1 + Phi^A_21 F_1 - Phi^B_12 F_2        (F_1, F_2: C's handles)
 // whose solution is z_ddot = g^T rhs, g = -W^-1 b / (b^T W^-1 b), and F_J = Y rhs,
 // Y = W^-1 + W^-1 b g^T; C's handle equations follow by substitution (assemble). The root of a
-// chain meets ground (Z_dot = 0) through its first joint and has a free tip; disassembly hands
-// each node its handle forces and recovers the joint's z_ddot (disassemble).
+// chain meets ground through its first joint and has a free tip or one held on ground by a cut
+// joint (close_loop); disassembly hands each node its handle forces and recovers the joint's
+// z_ddot (disassemble). docs/hdca.md has the derivation's steps.
 //
-// This first version is planar: the vectors are the in-plane [s_dot_1; s_dot_2; omega_n] (3) and
-// the matrices 3 x 3. It runs open trees in which every body has at most one child (chains, any
-// number of them hanging from ground); closed loops and branching bodies are refused.
+// This first version is planar: the vectors are the in-plane [a_1; a_2; alpha_n] (3) and the
+// matrices 3 x 3. It runs trees in which every body has at most one child (chains, any number of
+// them hanging from ground), each open or closed to ground at its last body by a revolute or
+// spherical cut joint; other loops and branching bodies are refused (hy_form_dca_check).
 #include <math.h>
 #include <string.h>
 
@@ -46,6 +46,9 @@ typedef struct dca {
   int* chain;      // a chain's bodies in order, while the trees are built    (nbody)
   int* child;      // each body's child, -1 for the last of its chain          (nbody)
   int* first;      // the first body of each chain                            (nchain)
+  int* tip_cut;    // the revolute or spherical cut joint from the chain's last body to ground,
+                   // -1 for a free tip                                       (nchain)
+  int* tip_mrk;    // that cut's marker on the last body                      (nchain)
   double e1[3], e2[3], n[3];  // the plane's axes, e1 x e2 = n
 } dca;
 
@@ -77,7 +80,7 @@ static size_t dca_size(const hy_model* m) {
   const int chains = count_chains(m, &bad);
   const size_t nb = (size_t)m->sizes.nbody, nc = chains > 0 ? (size_t)chains : 0;
   return hy_arena_need(sizeof(dca)) + hy_arena_need(node_count(m, chains) * sizeof(dca_node)) +
-         2 * hy_ints(nc + 1) + 3 * hy_ints(nb + 1);
+         4 * hy_ints(nc + 1) + 3 * hy_ints(nb + 1);
 }
 
 // Builds the balanced tree over chain[lo .. hi] (body indices in chain order), children before
@@ -116,6 +119,10 @@ static void dca_bind(hy_form* f, unsigned char* mem) {
   t->child = (int*)mem;
   mem += hy_ints((size_t)nb + 1);
   t->first = (int*)mem;
+  mem += hy_ints(nc + 1);
+  t->tip_cut = (int*)mem;
+  mem += hy_ints(nc + 1);
+  t->tip_mrk = (int*)mem;
   t->nnode = 0;
   t->nchain = (int)nc;
   f->self = t;
@@ -142,6 +149,16 @@ static void dca_bind(hy_form* f, unsigned char* mem) {
       k = next;
     }
     t->first[c] = j;
+    // a cut joint from the last body to ground closes the chain into a loop
+    const int last = chain[len - 1];
+    t->tip_cut[c] = t->tip_mrk[c] = -1;
+    for (int k = 0; k < m->sizes.ncut; k++) {
+      const int ba = m->mrk_body[m->cut_mrk_a[k]], bb = m->mrk_body[m->cut_mrk_b[k]];
+      if ((ba == last && bb < 0) || (bb == last && ba < 0)) {
+        t->tip_cut[c] = k;
+        t->tip_mrk[c] = ba == last ? m->cut_mrk_a[k] : m->cut_mrk_b[k];
+      }
+    }
     t->root[c++] = build(t, chain, 0, len - 1);
   }
 }
@@ -384,6 +401,48 @@ static void applied_forces(const hy_model* m, const hy_data* d, dca* t) {
   }
 }
 
+// The cut joint's marker on body j when j ends a chain closed to ground, else -1.
+static int tip_marker(const hy_model* m, const dca* t, int j) {
+  (void)m;
+  for (int c = 0; c < t->nchain; c++) {
+    if (t->tip_mrk[c] >= 0 && m->mrk_body[t->tip_mrk[c]] == j) return t->tip_mrk[c];
+  }
+  return -1;
+}
+
+// A chain from ground whose last body is held on ground by a revolute (or spherical) cut joint
+// at handle 2 (the base-body connection of a closed loop, seed 004 Sects. 2.3-2.4 in
+// accelerations): the first joint's ground relation A_1 = b z_ddot + d with b^T F_1 = 0, and the
+// cut's material point fixed, A_2's linear part = 0, with a force F_2 = [f; 0] there. Six
+// unknowns [F_1; z_ddot; f], six equations, solved by LU. Returns 0 when singular.
+static int close_loop(dca_node* R, const double* b, const double* dd, double* zdd) {
+  double A[36], x[6];
+  int piv[6];
+  memset(A, 0, sizeof A);
+  for (int i = 0; i < 3; i++) {
+    for (int k = 0; k < 3; k++) A[6 * i + k] = R->P11[3 * i + k];
+    A[6 * i + 3] = -b[i];
+    for (int k = 0; k < 2; k++) A[6 * i + 4 + k] = R->P12[3 * i + k];
+    x[i] = dd[i] - R->b1[i];
+  }
+  for (int k = 0; k < 3; k++) A[6 * 3 + k] = b[k];
+  x[3] = 0;
+  for (int i = 0; i < 2; i++) {
+    for (int k = 0; k < 3; k++) A[6 * (4 + i) + k] = R->P21[3 * i + k];
+    for (int k = 0; k < 2; k++) A[6 * (4 + i) + 4 + k] = R->P22[3 * i + k];
+    x[4 + i] = -R->b2[i];
+  }
+  int col = -1;
+  if (hy_lu_factor(6, A, piv, &col) != HY_OK) return 0;
+  hy_lu_solve(6, A, piv, x);
+  for (int i = 0; i < 3; i++) R->F1[i] = x[i];
+  *zdd = x[3];
+  R->F2[0] = x[4];
+  R->F2[1] = x[5];
+  R->F2[2] = 0;
+  return 1;
+}
+
 static hy_status dca_accelerations(hy_form* f) {
   const hy_model* m = f->m;
   hy_data* d = f->d;
@@ -398,8 +457,11 @@ static hy_status dca_accelerations(hy_form* f) {
       to_plane(t, d->body_com + 3 * j, c);
       joint_point(m, d, t, j, P1);
       const int child = t->child[j];
+      const int cut_mrk = child < 0 ? tip_marker(m, t, j) : -1;
       if (child >= 0) {
         joint_point(m, d, t, child, P2);
+      } else if (cut_mrk >= 0) {
+        to_plane(t, d->mrk_pos + 3 * cut_mrk, P2);
       } else {
         P2[0] = c[0];
         P2[1] = c[1];
@@ -416,20 +478,27 @@ static hy_status dca_accelerations(hy_form* f) {
     }
   }
   for (int c = 0; c < t->nchain; c++) {
-    // the chain's first joint meets ground, Z_dot = 0 there: W = Phi_11, rhs = d - beta_1;
-    // the tip is free (F_2 = 0)
     dca_node* R = &t->node[t->root[c]];
     const int j = t->first[c];
-    double b[3], dd[3], Y[9], g[3], rhs[3];
+    double b[3], dd[3];
     joint_terms(m, t, d, j, b, dd);
-    if (!joint_solve(R->P11, b, Y, g)) {
+    int ok;
+    if (t->tip_cut[c] >= 0) {
+      ok = close_loop(R, b, dd, &d->zdd[m->jnt_zadr[j]]);
+    } else {
+      // the chain's first joint meets ground, Z_dot = 0 there: W = Phi_11, rhs = d - beta_1;
+      // the tip is free (F_2 = 0)
+      double Y[9], g[3], rhs[3];
+      ok = joint_solve(R->P11, b, Y, g);
+      for (int i = 0; i < 3; i++) rhs[i] = dd[i] - R->b1[i];
+      d->zdd[m->jnt_zadr[j]] = g[0] * rhs[0] + g[1] * rhs[1] + g[2] * rhs[2];
+      mulv3(Y, rhs, R->F1);
+      memset(R->F2, 0, sizeof R->F2);
+    }
+    if (!ok) {
       return HY_FAIL(&d->err, HY_ERR_SINGULAR, "dca: singular joint '%s' at t = %g s",
                      m->jnt_name + (size_t)j * HY_NAME_MAX, d->time);
     }
-    for (int i = 0; i < 3; i++) rhs[i] = dd[i] - R->b1[i];
-    d->zdd[m->jnt_zadr[j]] = g[0] * rhs[0] + g[1] * rhs[1] + g[2] * rhs[2];
-    mulv3(Y, rhs, R->F1);
-    memset(R->F2, 0, sizeof R->F2);
   }
   // disassembly: parents before children (the reverse of the assembly order)
   for (int k = t->nnode - 1; k >= 0; k--) {
@@ -469,11 +538,24 @@ hy_status hy_form_dca_check(const hy_model* m, hy_error* err) {
     return HY_FAIL(err, HY_ERR_MODEL,
                    "formulation dca runs planar models so far: model '%s' is spatial", m->name);
   }
-  if (m->sizes.ncut + m->sizes.nnh > 0) {
+  if (m->sizes.nnh > 0) {
     return HY_FAIL(err, HY_ERR_MODEL,
-                   "formulation dca runs open trees so far: model '%s' has cut joints or "
-                   "nonholonomic constraints",
+                   "formulation dca cannot run model '%s': it has nonholonomic constraints",
                    m->name);
+  }
+  // cut joints: only revolute or spherical ones from the last body of a chain to ground
+  for (int k = 0; k < m->sizes.ncut; k++) {
+    const int ba = m->mrk_body[m->cut_mrk_a[k]], bb = m->mrk_body[m->cut_mrk_b[k]];
+    const int on = ba >= 0 ? ba : bb;
+    int last = on >= 0;
+    for (int q = on + 1; last && q < m->sizes.nbody; q++) last = m->body_parent[q] != on;
+    if (m->cut_type[k] == HY_CUT_TRANSLATIONAL || (ba >= 0) == (bb >= 0) || !last) {
+      return HY_FAIL(err, HY_ERR_MODEL,
+                     "formulation dca closes loops so far only by a revolute or spherical cut "
+                     "joint from the last body of a chain to ground: cut joint '%s' of model "
+                     "'%s' is not one",
+                     m->cut_name + (size_t)k * HY_NAME_MAX, m->name);
+    }
   }
   if (count_chains(m, &bad) < 0) {
     return HY_FAIL(err, HY_ERR_MODEL,
