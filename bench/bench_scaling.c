@@ -1,5 +1,5 @@
-// The cost of the accelerations against the number of bodies N: the divide-and-conquer
-// formulation (O(N), src/form/form_dca.c) beside the semi-recursive tree formulation (a dense
+// The cost of the right-hand side against the number of bodies N: the divide-and-conquer
+// formulations dca and hdca (O(N), src/form/form_dca.c) beside the semi-recursive tree formulation (a dense
 // mass matrix, O(N^3)), on the pendulum chains of ../shared/seeds/hdca_cases.md, each evaluation
 // at a state 0.05 s into the swing (hy_forward: kinematics, forces, accelerations).
 #define _POSIX_C_SOURCE 200809L
@@ -69,32 +69,38 @@ fail:
 int bench_scaling(int reps) {
   static const int sizes[] = {4, 16, 64, 256, 1024, 4096};
   enum { NSIZE = sizeof sizes / sizeof sizes[0] };
-  double dca[NSIZE];
-  printf("\nscaling: one evaluation of the accelerations of chain-N (hy_forward)\n");
-  printf("%6s %14s %14s %14s\n", "N", "dca (us)", "dca/body (us)", "tree (us)");
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  int nfit = 0;
+  double dca[NSIZE], hdca[NSIZE];
+  printf("\nscaling: one evaluation of the right-hand side of chain-N (hy_forward)\n");
+  printf("%6s %14s %14s %14s %14s %14s\n", "N", "dca (us)", "dca/body (us)", "hdca (us)",
+         "hdca/body (us)", "tree (us)");
   for (int i = 0; i < NSIZE; i++) {
     if (time_forward(sizes[i], HY_FORM_DCA, reps, &dca[i])) return 1;
+    if (time_forward(sizes[i], HY_FORM_HDCA, reps, &hdca[i])) return 1;
     double tree = NAN;
     if (sizes[i] <= 256 && time_forward(sizes[i], HY_FORM_TREE, reps, &tree)) return 1;
-    printf("%6d %14.2f %14.4f %14.2f\n", sizes[i], dca[i], dca[i] / sizes[i], tree);
-    if (sizes[i] >= 64) {
-      const double x = log((double)sizes[i]), y = log(dca[i]);
+    printf("%6d %14.2f %14.4f %14.2f %14.4f %14.2f\n", sizes[i], dca[i], dca[i] / sizes[i],
+           hdca[i], hdca[i] / sizes[i], tree);
+  }
+  const double* cost[2] = {dca, hdca};
+  const char* name[2] = {"dca", "hdca"};
+  for (int c = 0; c < 2; c++) {
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, at1024 = NAN;
+    int nfit = 0;
+    for (int i = 0; i < NSIZE; i++) {
+      if (sizes[i] == 1024) at1024 = cost[c][i] / 1024;
+      if (sizes[i] < 64) continue;
+      const double x = log((double)sizes[i]), y = log(cost[c][i]);
       sx += x;
       sy += y;
       sxx += x * x;
       sxy += x * y;
       nfit++;
     }
+    const double k = (nfit * sxy - sx * sy) / (nfit * sxx - sx * sx);
+    printf("%s: fitted exponent over N >= 64: %.3f (goal <= 1.05: %s); at N = 1024 %.3f us per "
+           "body (goal <= 0.4: %s)\n",
+           name[c], k, k <= 1.05 ? "PASS" : "not met", at1024,
+           at1024 <= 0.4 ? "PASS" : "not met");
   }
-  const double k = (nfit * sxy - sx * sy) / (nfit * sxx - sx * sx);
-  double at1024 = NAN;
-  for (int i = 0; i < NSIZE; i++) {
-    if (sizes[i] == 1024) at1024 = dca[i] / 1024;
-  }
-  printf("dca: fitted exponent over N >= 64: %.3f (goal <= 1.05: %s); at N = 1024 %.3f us per "
-         "body (goal <= 0.4: %s)\n",
-         k, k <= 1.05 ? "PASS" : "not met", at1024, at1024 <= 0.4 ? "PASS" : "not met");
   return 0;
 }

@@ -64,6 +64,9 @@ typedef struct hy_data {
   double* z;    // relative coordinates (rad or m)            (nz)
   double* zd;   // relative velocities                        (nz)
   double* zdd;  // relative accelerations (from hy_forward)   (nz)
+  double* mom;    // the Hamiltonian formulation's (hdca) state beside z: each joint's canonical
+                  // momentum, augmented by the loops' impulses (seed 004 Eqs. 5-8)    (nz)
+  double* mom_d;  // its rates                                                       (nz)
 
   // body kinematics in the inertial frame, filled by hy_forward
   double* body_pos;  // origin of the body frame (m)                          (nbody x 3)

@@ -165,6 +165,8 @@ typedef enum hy_formulation {
                             // on the trapezoidal rule (seed 001 Eqs. 3-7); planar models
   HY_FORM_DCA = 6,          // Featherstone's divide-and-conquer algorithm: planar chains in O(N),
                             // an ODE for the explicit and variable-step integrators (seed 004)
+  HY_FORM_HDCA = 7,         // the Hamiltonian divide-and-conquer algorithm of seed 004: state
+                            // (q, p), planar chains in O(N), an ODE like dca
   HY_FORM_COUNT             // number of values (not a formulation)
 } hy_formulation;
 

@@ -50,6 +50,7 @@ static const char* const form_names[] = {
     [HY_FORM_ALI1] = "ali1",
     [HY_FORM_ALI3P] = "ali3p",
     [HY_FORM_DCA] = "dca",
+    [HY_FORM_HDCA] = "hdca",
 };
 
 const char* hy_formulation_name(hy_formulation form) {

@@ -85,8 +85,12 @@ typedef struct hy_form_ops {
   // After the shared initial state (hy_form_initial_state): consistent accelerations and the
   // formulation's own starting values (multipliers).
   hy_status (*start)(hy_form* f);
-  // Accelerations d->zdd at the state in d, after hy_form_evaluate there.
+  // Accelerations d->zdd at the state in d, after hy_form_evaluate there. A Hamiltonian
+  // formulation (velocities != NULL) writes the momenta's rates d->mom_d instead.
   hy_status (*accelerations)(hy_form* f);
+  // Optional, a Hamiltonian formulation's: its state is (z, d->mom) and this sets d->zd from
+  // them after the position stages (hy_form_forward then evaluates the rest at those velocities).
+  hy_status (*velocities)(hy_form* f);
   // The implicit residual; NULL when the formulation has none. Its mechanical unknowns are
   // f->nmech coordinates, f->coord (kept current by the formulation).
   // Start of a step of f->step (the state in d is the start of the step).
@@ -136,8 +140,10 @@ extern const hy_form_ops hy_form_doublestep_ops;
 extern const hy_form_ops hy_form_ali1_ops;
 extern const hy_form_ops hy_form_ali3p_ops;
 extern const hy_form_ops hy_form_dca_ops;
-// Whether formulation dca can run m (planar, open, chains), else HY_ERR_MODEL with the reason.
-hy_status hy_form_dca_check(const hy_model* m, hy_error* err);
+extern const hy_form_ops hy_form_hdca_ops;
+// Whether formulation dca or hdca (name) can run m (planar chains, loops closed to ground at a
+// chain's tip), else HY_ERR_MODEL with the reason.
+hy_status hy_form_dca_check(const hy_model* m, const char* name, hy_error* err);
 // ALI3-P's Newton unknowns [q; p; w] (tests), and its analytic tangent at the predictor of a step
 // of size h from the current state (A) beside central differences of its residual (F), n x n
 // row-major, rows scaled as the residual; the state is left as it was. The analytic tangent

@@ -103,6 +103,7 @@ hy_status hy_form_forward(hy_form* f) {
     hy_mech_kinematics_pos(m, d, f->mech);
     hy_mech_outputs(m, d, f->mech);
     if (m->sizes.neq > 0) hy_mech_constraints_pos(m, d, f->mech);  // the violation, reported
+    if (f->ops->velocities) HY_TRY(f->ops->velocities(f));
     evaluate_forces(m, d, f->mech, NULL, 1);
   } else {
     hy_form_evaluate(m, d, f->mech, NULL);

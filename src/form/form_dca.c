@@ -35,9 +35,12 @@ typedef struct dca_node {
   double b1[3], b2[3];                    // beta_1, beta_2
   double Y[9], g[3], c[3];                // internal: F_J = Y rhs, z_ddot = g . rhs, rhs constant
   double F1[3], F2[3];                    // disassembly: the handle forces handed down
+  double kinv;                            // internal: 1 / (b^T W^-1 b)
+  double FJ[3];                           // internal: the force (momentum) through its joint
 } dca_node;
 
 typedef struct dca {
+  int ham;         // hdca: the velocity-level solve (momenta and impulses) instead of DCA's
   int nnode;
   int nchain;
   dca_node* node;  // the trees of every chain, children before parents       (2 nbody - nchain)
@@ -49,6 +52,8 @@ typedef struct dca {
   int* tip_cut;    // the revolute or spherical cut joint from the chain's last body to ground,
                    // -1 for a free tip                                       (nchain)
   int* tip_mrk;    // that cut's marker on the last body                      (nchain)
+  int* jnode;      // the node whose joint is body j's, -1 for a chain's first  (nbody)
+  double* work;    // HDCA: a 3-vector per body (momenta, applied forces)      (3 nbody)
   double e1[3], e2[3], n[3];  // the plane's axes, e1 x e2 = n
 } dca;
 
@@ -80,7 +85,7 @@ static size_t dca_size(const hy_model* m) {
   const int chains = count_chains(m, &bad);
   const size_t nb = (size_t)m->sizes.nbody, nc = chains > 0 ? (size_t)chains : 0;
   return hy_arena_need(sizeof(dca)) + hy_arena_need(node_count(m, chains) * sizeof(dca_node)) +
-         4 * hy_ints(nc + 1) + 3 * hy_ints(nb + 1);
+         4 * hy_ints(nc + 1) + 4 * hy_ints(nb + 1) + hy_doubles(3 * nb);
 }
 
 // Builds the balanced tree over chain[lo .. hi] (body indices in chain order), children before
@@ -97,6 +102,7 @@ static int build(dca* t, const int* chain, int lo, int hi) {
   const int r = build(t, chain, mid + 1, hi);
   const int self = t->nnode++;
   t->node[self] = (dca_node){.left = l, .right = r, .body = chain[mid + 1]};
+  t->jnode[chain[mid + 1]] = self;
   return self;
 }
 
@@ -123,6 +129,12 @@ static void dca_bind(hy_form* f, unsigned char* mem) {
   t->tip_cut = (int*)mem;
   mem += hy_ints(nc + 1);
   t->tip_mrk = (int*)mem;
+  mem += hy_ints(nc + 1);
+  t->jnode = (int*)mem;
+  mem += hy_ints((size_t)nb + 1);
+  t->work = (double*)mem;
+  for (int j = 0; j < nb; j++) t->jnode[j] = -1;
+  t->ham = f->ops->kind == HY_FORM_HDCA;
   t->nnode = 0;
   t->nchain = (int)nc;
   f->self = t;
@@ -265,6 +277,12 @@ static int leaf_terms(const hy_data* d, const dca* t, const hy_mech_work* w, con
       }
     }
   }
+  if (t->ham) {
+    // velocities from momenta: no applied force or velocity term enters (seed 004 Eqs. 12-16)
+    memset(L->b1, 0, sizeof L->b1);
+    memset(L->b2, 0, sizeof L->b2);
+    return 1;
+  }
   const double Qc[3] = {L->b1[0], L->b1[1], L->b1[2]};
   const double ac[3] = {Qc[0] * inv[0], Qc[1] * inv[1], Qc[2] * inv[2]};
   double* beta[2] = {L->b1, L->b2};
@@ -293,6 +311,7 @@ static void joint_terms(const hy_model* m, const dca* t, const hy_data* d, int j
   }
   to_plane(t, bj, b);
   b[2] = 0;
+  if (t->ham) return;  // velocities: V_B1 - V_A2 = b q_dot exactly (seed 004 Eq. 23)
   const int p = m->body_parent[j];
   const double om = p < 0 ? 0.0 : hy_v3_dot(t->n, d->body_Z + 6 * p + 3);
   const double zd = d->zd[m->jnt_zadr[j]];
@@ -302,12 +321,15 @@ static void joint_terms(const hy_model* m, const dca* t, const hy_data* d, int j
 
 // The saddle point of the joint: W F = b z_ddot + rhs, b^T F = 0; Y and g of the node. Returns 0
 // when W is not positive definite (a massless half).
-static int joint_solve(const double* W, const double* b, double* Y, double* g) {
+// With b^T F = p instead (the joint's canonical momentum, HDCA), F = Y rhs - g p and
+// z_dot = g^T rhs + p / (b^T W^-1 b): kinv = 1 / (b^T W^-1 b).
+static int joint_solve(const double* W, const double* b, double* Y, double* g, double* kinv) {
   double Wi[9], Wb[3];
   if (!inv33(W, Wi)) return 0;
   mulv3(Wi, b, Wb);
   const double bWb = b[0] * Wb[0] + b[1] * Wb[1] + b[2] * Wb[2];
   if (!(bWb > 0)) return 0;
+  *kinv = 1 / bWb;
   for (int i = 0; i < 3; i++) g[i] = -Wb[i] / bWb;
   for (int i = 0; i < 3; i++) {
     for (int k = 0; k < 3; k++) Y[3 * i + k] = Wi[3 * i + k] + Wb[i] * g[k];
@@ -315,13 +337,23 @@ static int joint_solve(const double* W, const double* b, double* Y, double* g) {
   return 1;
 }
 
+// What the joint's b^T F equals: 0 for DCA (no joint torque), the joint's canonical momentum
+// for HDCA (seed 004 Eq. 10: the articulated momentum's H-part).
+static inline double joint_source(const hy_model* m, const hy_data* d, const dca* t, int j) {
+  return t->ham ? d->mom[m->jnt_zadr[j]] : 0.0;
+}
+
+// Where the joints' solution goes: accelerations (DCA) or velocities (HDCA).
+static inline double* solved(hy_data* d, const dca* t) { return t->ham ? d->zd : d->zdd; }
+
 static int assemble(const hy_model* m, const hy_data* d, const dca* t, dca_node* C,
                     const dca_node* A, const dca_node* B) {
   double b[3], dd[3], W[9];
   joint_terms(m, t, d, C->body, b, dd);
   for (int i = 0; i < 9; i++) W[i] = A->P22[i] + B->P11[i];
-  if (!joint_solve(W, b, C->Y, C->g)) return 0;
+  if (!joint_solve(W, b, C->Y, C->g, &C->kinv)) return 0;
   for (int i = 0; i < 3; i++) C->c[i] = dd[i] + A->b2[i] - B->b1[i];
+  const double p = joint_source(m, d, t, C->body);
   double YA[9], YB[9], T[9], Yc[3], v[3];
   mul33(C->Y, A->P21, YA);  // Y Phi^A_21
   mul33(C->Y, B->P12, YB);  // Y Phi^B_12
@@ -332,6 +364,7 @@ static int assemble(const hy_model* m, const hy_data* d, const dca* t, dca_node*
   mul33(B->P21, YB, T);
   for (int i = 0; i < 9; i++) C->P22[i] = B->P22[i] - T[i];
   mulv3(C->Y, C->c, Yc);
+  for (int i = 0; i < 3; i++) Yc[i] -= C->g[i] * p;
   mulv3(A->P12, Yc, v);
   for (int i = 0; i < 3; i++) C->b1[i] = A->b1[i] - v[i];
   mulv3(B->P21, Yc, v);
@@ -347,8 +380,12 @@ static void disassemble(const hy_model* m, hy_data* d, dca* t, dca_node* C) {
   mulv3(A->P21, C->F1, rhs);
   mulv3(B->P12, C->F2, v);
   for (int i = 0; i < 3; i++) rhs[i] += C->c[i] - v[i];
+  const double p = joint_source(m, d, t, C->body);
   mulv3(C->Y, rhs, FJ);
-  d->zdd[m->jnt_zadr[C->body]] = C->g[0] * rhs[0] + C->g[1] * rhs[1] + C->g[2] * rhs[2];
+  for (int i = 0; i < 3; i++) FJ[i] -= C->g[i] * p;
+  memcpy(C->FJ, FJ, sizeof FJ);
+  solved(d, t)[m->jnt_zadr[C->body]] =
+      C->g[0] * rhs[0] + C->g[1] * rhs[1] + C->g[2] * rhs[2] + C->kinv * p;
   for (int i = 0; i < 3; i++) {
     A->F1[i] = C->F1[i];
     A->F2[i] = -FJ[i];
@@ -415,7 +452,7 @@ static int tip_marker(const hy_model* m, const dca* t, int j) {
 // accelerations): the first joint's ground relation A_1 = b z_ddot + d with b^T F_1 = 0, and the
 // cut's material point fixed, A_2's linear part = 0, with a force F_2 = [f; 0] there. Six
 // unknowns [F_1; z_ddot; f], six equations, solved by LU. Returns 0 when singular.
-static int close_loop(dca_node* R, const double* b, const double* dd, double* zdd) {
+static int close_loop(dca_node* R, const double* b, const double* dd, double p, double* zdd) {
   double A[36], x[6];
   int piv[6];
   memset(A, 0, sizeof A);
@@ -426,7 +463,7 @@ static int close_loop(dca_node* R, const double* b, const double* dd, double* zd
     x[i] = dd[i] - R->b1[i];
   }
   for (int k = 0; k < 3; k++) A[6 * 3 + k] = b[k];
-  x[3] = 0;
+  x[3] = p;
   for (int i = 0; i < 2; i++) {
     for (int k = 0; k < 3; k++) A[6 * (4 + i) + k] = R->P21[3 * i + k];
     for (int k = 0; k < 2; k++) A[6 * (4 + i) + 4 + k] = R->P22[3 * i + k];
@@ -443,11 +480,12 @@ static int close_loop(dca_node* R, const double* b, const double* dd, double* zd
   return 1;
 }
 
-static hy_status dca_accelerations(hy_form* f) {
+// The assembly, the roots and the disassembly: DCA's accelerations, or HDCA's velocities.
+static hy_status solve(hy_form* f) {
   const hy_model* m = f->m;
   hy_data* d = f->d;
   dca* t = f->self;
-  applied_forces(m, d, t);
+  if (!t->ham) applied_forces(m, d, t);
   for (int k = 0; k < t->nnode; k++) {
     dca_node* N = &t->node[k];
     if (N->left < 0) {
@@ -468,9 +506,9 @@ static hy_status dca_accelerations(hy_form* f) {
       }
       if (!leaf_terms(d, t, f->mech, m, N, P1, P2, c)) {
         return HY_FAIL(&d->err, HY_ERR_SINGULAR,
-                       "dca: body '%s' has no positive planar inertia (mass and inertia about "
+                       "%s: body '%s' has no positive planar inertia (mass and inertia about "
                        "the plane normal must be > 0)",
-                       m->body_name + (size_t)j * HY_NAME_MAX);
+                       f->ops->name, m->body_name + (size_t)j * HY_NAME_MAX);
       }
     } else if (!assemble(m, d, t, N, &t->node[N->left], &t->node[N->right])) {
       return HY_FAIL(&d->err, HY_ERR_SINGULAR, "dca: singular joint '%s' at t = %g s",
@@ -483,16 +521,19 @@ static hy_status dca_accelerations(hy_form* f) {
     double b[3], dd[3];
     joint_terms(m, t, d, j, b, dd);
     int ok;
+    const double p = joint_source(m, d, t, j);
+    double* out = &solved(d, t)[m->jnt_zadr[j]];
     if (t->tip_cut[c] >= 0) {
-      ok = close_loop(R, b, dd, &d->zdd[m->jnt_zadr[j]]);
+      ok = close_loop(R, b, dd, p, out);
     } else {
       // the chain's first joint meets ground, Z_dot = 0 there: W = Phi_11, rhs = d - beta_1;
       // the tip is free (F_2 = 0)
-      double Y[9], g[3], rhs[3];
-      ok = joint_solve(R->P11, b, Y, g);
+      double Y[9], g[3], rhs[3], kinv = 0;
+      ok = joint_solve(R->P11, b, Y, g, &kinv);
       for (int i = 0; i < 3; i++) rhs[i] = dd[i] - R->b1[i];
-      d->zdd[m->jnt_zadr[j]] = g[0] * rhs[0] + g[1] * rhs[1] + g[2] * rhs[2];
+      *out = g[0] * rhs[0] + g[1] * rhs[1] + g[2] * rhs[2] + kinv * p;
       mulv3(Y, rhs, R->F1);
+      for (int i = 0; i < 3; i++) R->F1[i] -= g[i] * p;
       memset(R->F2, 0, sizeof R->F2);
     }
     if (!ok) {
@@ -506,6 +547,168 @@ static hy_status dca_accelerations(hy_form* f) {
     if (N->left >= 0) disassemble(m, d, t, N);
   }
   return HY_OK;
+}
+
+static hy_status dca_accelerations(hy_form* f) { return solve(f); }
+
+//----- HDCA: the Hamiltonian divide-and-conquer algorithm (seed 004) --------------------------
+// State (q, p): the joint coordinates and the joints' canonical momenta, augmented by the loops'
+// constraint impulses (seed 004 Eqs. 5-8). The velocities come from the same assembly at velocity
+// level (solve with t->ham: forces become articulated momenta, b^T F = p at each joint, no applied
+// force or velocity term; Eqs. 9-46); the momenta's rates are, joint by joint,
+//   p_dot_j = b_dot_j^T P-bar_j + b_j^T F_j   (Eqs. 47-77 written for a chain),
+// P-bar_j the articulated momentum through joint j (the velocity solve's joint force) and F_j the
+// applied forces on the bodies beyond it, with their moment about the joint: the rate of the
+// momentum beyond the joint is that force plus the joint's own, which does no work along b.
+
+// The joints of chain c from its last body to its first, into t->chain; returns their number.
+static int chain_reversed(const dca* t, int c) {
+  int len = 0;
+  for (int k = t->first[c]; k >= 0; k = t->child[k]) t->chain[len++] = k;
+  for (int i = 0; i < len / 2; i++) {
+    const int v = t->chain[i];
+    t->chain[i] = t->chain[len - 1 - i];
+    t->chain[len - 1 - i] = v;
+  }
+  return len;
+}
+
+// The velocity of body j's material point at P (2-D): s_dot + omega n x P.
+static void point_velocity(const hy_data* d, const dca* t, int j, const double* P, double* v) {
+  const double* Z = d->body_Z + 6 * j;
+  double sd[2];
+  to_plane(t, Z, sd);
+  const double om = hy_v3_dot(t->n, Z + 3);
+  v[0] = sd[0] - om * P[1];
+  v[1] = sd[1] + om * P[0];
+}
+
+// b_j^T X for joint j at its point P and X = [x; x_n] at P: s x_n (revolute) or u . x (prismatic).
+static double along_joint(const hy_model* m, const dca* t, const hy_data* d, int j,
+                          const double* x, double xn) {
+  double b[3], dd[3];
+  joint_terms(m, t, d, j, b, dd);
+  return m->jnt_type[j] == HY_JOINT_REVOLUTE ? b[2] * xn : b[0] * x[0] + b[1] * x[1];
+}
+
+// Walks chain c from its tip: for each joint j, the sum (S, S_n) of a per-body quantity (x_k,
+// x_n,k about the body's centre of mass) over the bodies beyond j, with S_n about j's point,
+// shifted from joint to joint so that it stays local. Calls out(j, P_j, S, S_n).
+typedef void (*beyond_fn)(hy_form* f, int j, const double* P, const double* S, double Sn);
+static void sum_beyond(hy_form* f, int c, const double* per_body, beyond_fn out) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  dca* t = f->self;
+  const int len = chain_reversed(t, c);
+  double S[2] = {0, 0}, Sn = 0, Pprev[2] = {0, 0};
+  for (int i = 0; i < len; i++) {
+    const int j = t->chain[i];
+    double P[2], cm[2];
+    joint_point(m, d, t, j, P);
+    if (i > 0) Sn += cross2((const double[2]){Pprev[0] - P[0], Pprev[1] - P[1]}, S);
+    to_plane(t, d->body_com + 3 * j, cm);
+    const double* x = per_body + 3 * j;
+    Sn += x[2] + cross2((const double[2]){cm[0] - P[0], cm[1] - P[1]}, x);
+    S[0] += x[0];
+    S[1] += x[1];
+    out(f, j, P, S, Sn);
+    Pprev[0] = P[0];
+    Pprev[1] = P[1];
+  }
+}
+
+static void set_momentum(hy_form* f, int j, const double* P, const double* S, double Sn) {
+  (void)P;
+  f->d->mom[f->m->jnt_zadr[j]] = along_joint(f->m, f->self, f->d, j, S, Sn);
+}
+
+// p = b^T (the momentum beyond each joint) from the state's velocities: seed 004 Eq. 6 with
+// sigma = 0 (no impulse absorbed at the start). Needs both kinematics stages.
+static void initial_momenta(hy_form* f) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  dca* t = f->self;
+  // each body's momentum [m v_c; J_c omega]
+  for (int j = 0; j < m->sizes.nbody; j++) {
+    double cm[2], v[2];
+    to_plane(t, d->body_com + 3 * j, cm);
+    point_velocity(d, t, j, cm, v);
+    double* x = t->work + 3 * j;
+    x[0] = m->body_mass[j] * v[0];
+    x[1] = m->body_mass[j] * v[1];
+    x[2] = f->mech->body_Jn[j] * hy_v3_dot(t->n, d->body_Z + 6 * j + 3);
+  }
+  for (int c = 0; c < t->nchain; c++) sum_beyond(f, c, t->work, set_momentum);
+}
+
+static void set_rate(hy_form* f, int j, const double* P, const double* S, double Sn) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  dca* t = f->self;
+  // P-bar_j: the velocity solve's force through the joint (the root's handle 1 for a first joint)
+  const int node = t->jnode[j];
+  const double* Pbar = node >= 0 ? t->node[node].FJ : NULL;
+  if (!Pbar) {
+    for (int c = 0; c < t->nchain; c++) {
+      if (t->first[c] == j) Pbar = t->node[t->root[c]].F1;
+    }
+  }
+  // b_dot^T P-bar: revolute b = [-s n x P; s] about the origin, b_dot = [-s n x P_dot; 0];
+  // prismatic b = [u; 0], b_dot = [omega_parent n x u; 0]
+  double b[3], dd[3];
+  joint_terms(m, t, d, j, b, dd);
+  double bdot[2];
+  if (m->jnt_type[j] == HY_JOINT_REVOLUTE) {
+    double v[2];
+    point_velocity(d, t, j, P, v);
+    bdot[0] = b[2] * v[1];
+    bdot[1] = -b[2] * v[0];
+  } else {
+    const int par = m->body_parent[j];
+    const double om = par < 0 ? 0.0 : hy_v3_dot(t->n, d->body_Z + 6 * par + 3);
+    bdot[0] = -om * b[1];
+    bdot[1] = om * b[0];
+  }
+  d->mom_d[m->jnt_zadr[j]] =
+      bdot[0] * Pbar[0] + bdot[1] * Pbar[1] + along_joint(m, t, d, j, S, Sn);
+}
+
+// HDCA's velocities: the assembly at velocity level from the momenta (after the position stage).
+static hy_status hdca_velocities(hy_form* f) { return solve(f); }
+
+// The momenta's rates, after the velocities' kinematics and the forces at the state.
+static hy_status hdca_rates(hy_form* f) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  dca* t = f->self;
+  applied_forces(m, d, t);
+  // each body's applied force about its centre of mass (the leaves hold them now)
+  for (int j = 0; j < m->sizes.nbody; j++) {
+    memcpy(t->work + 3 * j, t->node[t->leaf[j]].b1, 3 * sizeof(double));
+  }
+  for (int c = 0; c < t->nchain; c++) sum_beyond(f, c, t->work, set_rate);
+  // HDCA forms no accelerations (the records show 0)
+  memset(d->zdd, 0, sizeof(double) * (size_t)m->sizes.nz);
+  return HY_OK;
+}
+
+static hy_status hdca_start(hy_form* f) {
+  initial_momenta(f);
+  return HY_OK;
+}
+
+// The momenta are HDCA's state beside the coordinates, and their rates what an explicit step
+// starts from (as z_ddot is for the others): both kept with the history.
+static int hdca_hist_size(const hy_model* m) { return 2 * m->sizes.nz; }
+static void hdca_hist_get(const hy_form* f, double* buf) {
+  const size_t nz = (size_t)f->m->sizes.nz;
+  memcpy(buf, f->d->mom, sizeof(double) * nz);
+  memcpy(buf + nz, f->d->mom_d, sizeof(double) * nz);
+}
+static void hdca_hist_set(hy_form* f, const double* buf) {
+  const size_t nz = (size_t)f->m->sizes.nz;
+  memcpy(f->d->mom, buf, sizeof(double) * nz);
+  memcpy(f->d->mom_d, buf + nz, sizeof(double) * nz);
 }
 
 static hy_status dca_start(hy_form* f) {
@@ -531,16 +734,17 @@ static int dca_hist_ok(const hy_model* m, const double* buf) {
   return 1;
 }
 
-// Whether DCA can run m (planar, open, every body with at most one child); else the reason.
-hy_status hy_form_dca_check(const hy_model* m, hy_error* err) {
+// Whether DCA or HDCA can run m (planar chains, loops closed to ground at a chain's tip); else
+// the reason.
+hy_status hy_form_dca_check(const hy_model* m, const char* name, hy_error* err) {
   int bad = -1;
   if (!m->planar) {
     return HY_FAIL(err, HY_ERR_MODEL,
-                   "formulation dca runs planar models so far: model '%s' is spatial", m->name);
+                   "formulation %s runs planar models so far: model '%s' is spatial", name, m->name);
   }
   if (m->sizes.nnh > 0) {
     return HY_FAIL(err, HY_ERR_MODEL,
-                   "formulation dca cannot run model '%s': it has nonholonomic constraints",
+                   "formulation %s cannot run model '%s': it has nonholonomic constraints", name,
                    m->name);
   }
   // cut joints: only revolute or spherical ones from the last body of a chain to ground
@@ -551,17 +755,17 @@ hy_status hy_form_dca_check(const hy_model* m, hy_error* err) {
     for (int q = on + 1; last && q < m->sizes.nbody; q++) last = m->body_parent[q] != on;
     if (m->cut_type[k] == HY_CUT_TRANSLATIONAL || (ba >= 0) == (bb >= 0) || !last) {
       return HY_FAIL(err, HY_ERR_MODEL,
-                     "formulation dca closes loops so far only by a revolute or spherical cut "
+                     "formulation %s closes loops so far only by a revolute or spherical cut "
                      "joint from the last body of a chain to ground: cut joint '%s' of model "
                      "'%s' is not one",
-                     m->cut_name + (size_t)k * HY_NAME_MAX, m->name);
+                     name, m->cut_name + (size_t)k * HY_NAME_MAX, m->name);
     }
   }
   if (count_chains(m, &bad) < 0) {
     return HY_FAIL(err, HY_ERR_MODEL,
-                   "formulation dca runs chains so far: body '%s' of model '%s' has more than "
+                   "formulation %s runs chains so far: body '%s' of model '%s' has more than "
                    "one child",
-                   m->body_name + (size_t)bad * HY_NAME_MAX, m->name);
+                   name, m->body_name + (size_t)bad * HY_NAME_MAX, m->name);
   }
   return HY_OK;
 }
@@ -579,5 +783,22 @@ const hy_form_ops hy_form_dca_ops = {
     .hist_size = dca_hist_size,
     .hist_get = dca_hist_get,
     .hist_set = dca_hist_set,
+    .hist_ok = dca_hist_ok,
+};
+
+const hy_form_ops hy_form_hdca_ops = {
+    .kind = HY_FORM_HDCA,
+    .name = "hdca",
+    .has_ode = 1,
+    .no_mass_matrix = 1,
+    .size = dca_size,
+    .bind = dca_bind,
+    .scratch = dca_scratch,
+    .start = hdca_start,
+    .velocities = hdca_velocities,
+    .accelerations = hdca_rates,
+    .hist_size = hdca_hist_size,
+    .hist_get = hdca_hist_get,
+    .hist_set = hdca_hist_set,
     .hist_ok = dca_hist_ok,
 };

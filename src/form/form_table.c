@@ -52,6 +52,7 @@ hy_status hy_form_choose(const hy_model* m, const hy_form_ops** ops, hy_integrat
     case HY_FORM_ALI1: *ops = &hy_form_ali1_ops; break;
     case HY_FORM_ALI3P: *ops = &hy_form_ali3p_ops; break;
     case HY_FORM_DCA: *ops = &hy_form_dca_ops; break;
+    case HY_FORM_HDCA: *ops = &hy_form_hdca_ops; break;
     default:
       return HY_FAIL(err, HY_ERR_ARG, "solver: unknown formulation %d", (int)o->formulation);
   }
@@ -72,7 +73,7 @@ hy_status hy_form_choose(const hy_model* m, const hy_form_ops** ops, hy_integrat
                    m->sizes.nnh, m->sizes.nnh == 1 ? "" : "s");
   }
   if ((*ops)->step) return global_choice(m, *ops, integ, err);
-  if (form == HY_FORM_DCA) HY_TRY(hy_form_dca_check(m, err));
+  if (form == HY_FORM_DCA || form == HY_FORM_HDCA) HY_TRY(hy_form_dca_check(m, (*ops)->name, err));
   hy_integrator k = o->integrator;
   if (k == HY_INTEG_AUTO) k = (*ops)->has_ode && !hyd ? HY_INTEG_RK4 : HY_INTEG_TRAPEZOIDAL;
   // a formulation with only an ODE right-hand side: the variable-step dopri5 for hydraulics

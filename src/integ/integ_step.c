@@ -151,27 +151,33 @@ static void count_step(hy_data* d, double h) {
 
 //----- explicit methods ------------------------------------------------------------------------
 
-static void gather(const hy_model* m, const hy_data* d, double* x) {
+// The state [z; zd; p; w; U], with the momenta in place of zd for a Hamiltonian formulation (f's
+// velocities operation: its state is (z, mom), zd follows from them).
+static void gather(const hy_form* f, const hy_data* d, double* x) {
+  const hy_model* m = f->m;
   const size_t nz = (size_t)m->sizes.nz, ny = hy_integ_first_order(m);
   memcpy(x, d->z, sizeof(double) * nz);
-  memcpy(x + nz, d->zd, sizeof(double) * nz);
+  memcpy(x + nz, f->ops->velocities ? d->mom : d->zd, sizeof(double) * nz);
   memcpy(x + 2 * nz, d->p, sizeof(double) * ny);
   memcpy(x + 2 * nz + ny, d->U, sizeof(double) * (size_t)m->sizes.nvlv);
 }
 
-static void scatter(const hy_model* m, hy_data* d, const double* x) {
+static void scatter(const hy_form* f, hy_data* d, const double* x) {
+  const hy_model* m = f->m;
   const size_t nz = (size_t)m->sizes.nz, ny = hy_integ_first_order(m);
   memcpy(d->z, x, sizeof(double) * nz);
-  memcpy(d->zd, x + nz, sizeof(double) * nz);
+  memcpy(f->ops->velocities ? d->mom : d->zd, x + nz, sizeof(double) * nz);
   memcpy(d->p, x + 2 * nz, sizeof(double) * ny);
   memcpy(d->U, x + 2 * nz + ny, sizeof(double) * (size_t)m->sizes.nvlv);
 }
 
-// The rates [zd; zdd; p_dot; w_dot; U_dot] the last evaluation left in d.
-static void gather_rates(const hy_model* m, const hy_data* d, double* xdot) {
+// The rates [zd; zdd; p_dot; w_dot; U_dot] the last evaluation left in d ([zd; mom_d; ...] for a
+// Hamiltonian formulation).
+static void gather_rates(const hy_form* f, const hy_data* d, double* xdot) {
+  const hy_model* m = f->m;
   const size_t nz = (size_t)m->sizes.nz, ny = hy_integ_first_order(m);
   memcpy(xdot, d->zd, sizeof(double) * nz);
-  memcpy(xdot + nz, d->zdd, sizeof(double) * nz);
+  memcpy(xdot + nz, f->ops->velocities ? d->mom_d : d->zdd, sizeof(double) * nz);
   memcpy(xdot + 2 * nz, d->pd, sizeof(double) * ny);
   memcpy(xdot + 2 * nz + ny, d->Ud, sizeof(double) * (size_t)m->sizes.nvlv);
 }
@@ -180,9 +186,9 @@ static void gather_rates(const hy_model* m, const hy_data* d, double* xdot) {
 static hy_status ode_rhs(void* ctx, double t, const double* x, double* xdot) {
   hy_form* f = ctx;
   f->d->time = t;
-  scatter(f->m, f->d, x);
+  scatter(f, f->d, x);
   HY_TRY(hy_form_forward(f));
-  gather_rates(f->m, f->d, xdot);
+  gather_rates(f, f->d, xdot);
   return HY_OK;
 }
 
@@ -193,9 +199,9 @@ static hy_status explicit_step(hy_integ* in, hy_form* f, double dt) {
   const hy_form_power p0 = f->power;
   // the outputs in d describe the state at t0 (the formulation's forward ran last there), so
   // they give x_dot(t0) without another evaluation
-  gather(m, d, in->ex_x);
+  gather(f, d, in->ex_x);
   memcpy(in->ex_x0, in->ex_x, sizeof(double) * (size_t)explicit_n(m));
-  gather_rates(m, d, in->ex_xdot);
+  gather_rates(f, d, in->ex_xdot);
   hy_mech_cache_get(m, f->mech, in->ex_cache);
   hy_status st;
   hy_ode_counts cnt = {0, 0, 0, dt};
@@ -212,7 +218,7 @@ static hy_status explicit_step(hy_integ* in, hy_form* f, double dt) {
                                 t0, dt, in->ex_x, in->ex_xdot, ode_rhs, f, in->ex_work);
   }
   if (st == HY_OK) {
-    scatter(m, d, in->ex_x);
+    scatter(f, d, in->ex_x);
     d->time = t0 + dt;
     st = hy_form_forward(f);
   }
@@ -223,7 +229,7 @@ static hy_status explicit_step(hy_integ* in, hy_form* f, double dt) {
               t0 + dt);
     }
     const hy_error keep = d->err;
-    scatter(m, d, in->ex_x0);
+    scatter(f, d, in->ex_x0);
     d->time = t0;
     // the stage evaluations moved the rotation cache: the start's, so that the step is undone
     // to the last bit (as hy_trap_abort)

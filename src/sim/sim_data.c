@@ -23,6 +23,8 @@ static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator in
   TAKE(d->z, hy_doubles(nz));
   TAKE(d->zd, hy_doubles(nz));
   TAKE(d->zdd, hy_doubles(nz));
+  TAKE(d->mom, hy_doubles(nz));
+  TAKE(d->mom_d, hy_doubles(nz));
   TAKE(d->body_pos, hy_doubles(3 * nb));
   TAKE(d->body_rot, hy_doubles(9 * nb));
   TAKE(d->body_com, hy_doubles(3 * nb));
