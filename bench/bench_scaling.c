@@ -17,7 +17,7 @@ static double now(void) {
 }
 
 // Median over reps of the mean time of one hy_forward, in batches of at least 20 ms.
-static int time_forward(int n, hy_formulation form, int reps, double* us) {
+static int time_forward(int n, hy_formulation form, int threads, int reps, double* us) {
   char name[32];
   snprintf(name, sizeof name, "chain-%d", n);
   hy_model* m = NULL;
@@ -26,6 +26,7 @@ static int time_forward(int n, hy_formulation form, int reps, double* us) {
   if (hy_model_family(name, &m, &err) != HY_OK) goto fail;
   m->opt.formulation = form;
   m->opt.integrator = HY_INTEG_RK4;
+  m->opt.threads = threads;
   if (hy_data_make(m, &d, &err) != HY_OK) goto fail;
   for (int k = 0; k < 50; k++) {
     if (hy_step(m, d) != HY_OK) {
@@ -69,17 +70,20 @@ fail:
 int bench_scaling(int reps) {
   static const int sizes[] = {4, 16, 64, 256, 1024, 4096};
   enum { NSIZE = sizeof sizes / sizeof sizes[0] };
-  double dca[NSIZE], hdca[NSIZE];
+  double dca[NSIZE], hdca[NSIZE], dca2[NSIZE], hdca2[NSIZE];
   printf("\nscaling: one evaluation of the right-hand side of chain-N (hy_forward)\n");
-  printf("%6s %14s %14s %14s %14s %14s\n", "N", "dca (us)", "dca/body (us)", "hdca (us)",
-         "hdca/body (us)", "tree (us)");
+  printf("%6s %12s %12s %12s %12s %12s %12s %12s\n", "N", "dca (us)", "per body",
+         "2 threads", "hdca (us)", "per body", "2 threads", "tree (us)");
   for (int i = 0; i < NSIZE; i++) {
-    if (time_forward(sizes[i], HY_FORM_DCA, reps, &dca[i])) return 1;
-    if (time_forward(sizes[i], HY_FORM_HDCA, reps, &hdca[i])) return 1;
+    if (time_forward(sizes[i], HY_FORM_DCA, 1, reps, &dca[i])) return 1;
+    if (time_forward(sizes[i], HY_FORM_DCA, 2, reps, &dca2[i])) return 1;
+    if (time_forward(sizes[i], HY_FORM_HDCA, 1, reps, &hdca[i])) return 1;
+    if (time_forward(sizes[i], HY_FORM_HDCA, 2, reps, &hdca2[i])) return 1;
     double tree = NAN;
-    if (sizes[i] <= 256 && time_forward(sizes[i], HY_FORM_TREE, reps, &tree)) return 1;
-    printf("%6d %14.2f %14.4f %14.2f %14.4f %14.2f\n", sizes[i], dca[i], dca[i] / sizes[i],
-           hdca[i], hdca[i] / sizes[i], tree);
+    if (sizes[i] <= 256 && time_forward(sizes[i], HY_FORM_TREE, 1, reps, &tree)) return 1;
+    printf("%6d %12.2f %12.4f %11.2fx %12.2f %12.4f %11.2fx %12.2f\n", sizes[i], dca[i],
+           dca[i] / sizes[i], dca[i] / dca2[i], hdca[i], hdca[i] / sizes[i], hdca[i] / hdca2[i],
+           tree);
   }
   const double* cost[2] = {dca, hdca};
   const char* name[2] = {"dca", "hdca"};

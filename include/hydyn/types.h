@@ -224,13 +224,15 @@ typedef struct hy_option {
   double baumgarte_omega;     // ali1: omega of those terms (rad/s)
   double ode_tol;             // dopri5, bs23, adams: relative and absolute tolerance of the
                               // local error, on every state (rtol = atol)
+  int threads;                // dca, hdca: threads of the assembly and disassembly (OpenMP
+                              // tasks); the results do not depend on it
 } hy_option;
 
 // Defaults: gravity (0, -9.81, 0), dt = 1e-3 s, t_end = 10 s, integrator and formulation auto,
 // analytic tangent, alpha = 1e11, tol_pos = 1e-7, tol_p = 1e-2, tol_fric = 1e-7, max_iter = 25,
 // reuse_tangent = 1, partition_rcond = 0.1, time_steps = 0, strict_steps = 0, max_cuts = 12,
 // error control none, error_tol_pos = 1e-6, error_tol_p = 1e3, max_memory = 4 GiB,
-// baumgarte_xi = 1, baumgarte_omega = 10 rad/s, ode_tol = 1e-6.
+// baumgarte_xi = 1, baumgarte_omega = 10 rad/s, ode_tol = 1e-6, threads = 1.
 HY_API hy_option hy_option_default(void);
 
 // Names are at most this long, terminator included.

@@ -45,7 +45,7 @@ typedef struct run_args {
   long max_iter;
   int strict_steps, has_max_cuts, has_error_control, has_error_tol, has_error_tol_p;
   int has_max_memory;
-  int has_baumgarte_xi, has_baumgarte_omega, has_ode_tol;
+  int has_baumgarte_xi, has_baumgarte_omega, has_ode_tol, threads;
   double baumgarte_xi, baumgarte_omega, ode_tol;
   long max_cuts;
   hy_error_control error_control;
@@ -83,6 +83,8 @@ static void run_usage(FILE* fp) {
       "                       their own steps to --tolerance and give the state every dt\n"
       "  --tolerance TOL      dopri5, bs23, adams: rtol = atol of the local error, 1e-14 to\n"
       "                       0.1 (default 1e-6)\n"
+      "  --threads N          dca, hdca: threads of the assembly (OpenMP), 1 to 256; the results\n"
+      "                       are the same bits for any N (default 1)\n"
       "  --tangent NAME       analytic | fd: Newton tangent (trapezoidal)\n"
       "  --penalty ALPHA      penalty factor alpha (N/m), > 0 (penalty, ali1, ali3p)\n"
       "  --baumgarte-xi XI    ali1: xi of the Baumgarte-like terms, >= 0 (default 1)\n"
@@ -163,7 +165,7 @@ static int parse_args(int argc, char** argv, run_args* a) {
         "--tol",           "--max-iter",    "--tol-p",      "--max-cuts",
         "--error-control", "--error-tol-p", "--error-tol",  "--max-memory",
         "--tol-fric",      "--channels",    "--baumgarte-xi", "--baumgarte-omega",
-        "--tolerance"};
+        "--tolerance",     "--threads"};
     const int nvalued = (int)(sizeof valued / sizeof valued[0]);
     const char* val = NULL;
     char msg[256];
@@ -304,6 +306,14 @@ static int parse_args(int argc, char** argv, run_args* a) {
         }
         a->has_ode_tol = 1;
         break;
+      case 21: {
+        double v = 0;
+        if (hy_cli_parse_number(val, 0, &v) || v != floor(v) || v < 1 || v > 256) {
+          return usage_error("invalid --threads '%s': expected a whole number 1 to 256", val);
+        }
+        a->threads = (int)v;
+        break;
+      }
       default:
         return usage_error("unknown option '%s'", arg);
     }
@@ -348,6 +358,7 @@ static void apply_options(const run_args* a, hy_model* m) {
   if (a->has_baumgarte_xi) m->opt.baumgarte_xi = a->baumgarte_xi;
   if (a->has_baumgarte_omega) m->opt.baumgarte_omega = a->baumgarte_omega;
   if (a->has_ode_tol) m->opt.ode_tol = a->ode_tol;
+  if (a->threads > 0) m->opt.threads = a->threads;
 }
 
 // Options that were given but that the data's formulation and integrator do not read: said,
@@ -664,7 +675,7 @@ static void format_settings(text* t, const hy_model* m, const hy_data* d, const 
   add(t, "error_control=%s\nerror_tol_position=%.17g\nerror_tol_pressure=%.17g\n",
       hy_error_control_name(o->error_control), o->error_tol_pos, o->error_tol_p);
   add(t, "baumgarte_xi=%.17g\nbaumgarte_omega=%.17g\n", o->baumgarte_xi, o->baumgarte_omega);
-  add(t, "tolerance=%.17g\n", o->ode_tol);
+  add(t, "tolerance=%.17g\nthreads=%d\n", o->ode_tol, o->threads);
   add(t, "channels=%s\nevery=%ld\n", channels ? channels : "default", every);
 }
 

@@ -110,6 +110,7 @@ hy_option hy_option_default(void) {
       .baumgarte_xi = 1,      // critically damped constraint error (seed 001 Eqs. 2a-2b)
       .baumgarte_omega = 10,  // rad/s, the usual choice for ALI1 (seed 001 Sect. 2.1)
       .ode_tol = 1e-6,        // seed 004 Sect. 3: its delta = 1e-6 runs
+      .threads = 1,
   };
   return o;
 }

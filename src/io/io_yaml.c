@@ -40,6 +40,7 @@ static const char* const kSolverKeys[] = {"integrator",
                                           "baumgarte_xi",
                                           "baumgarte_omega",
                                           "tolerance",
+                                          "threads",
                                           "reuse_tangent",
                                           "strict_steps",
                                           "max_cuts",
@@ -121,6 +122,9 @@ static hy_status load_solver(hy_io_loader* ld, const hy_io_node* root, hy_option
   }
   if (given(n, "tolerance", HY_OPT_ODE_TOL, src)) {
     HY_TRY(hy_io_get_number(ld, w, HY_IO_KEY(n, "tolerance"), &opt->ode_tol));
+  }
+  if (given(n, "threads", HY_OPT_THREADS, src)) {
+    HY_TRY(hy_io_get_count(ld, w, HY_IO_KEY(n, "threads"), &opt->threads));
   }
   if (given(n, "max_iterations", HY_OPT_MAX_ITER, src)) {
     HY_TRY(hy_io_get_count(ld, w, HY_IO_KEY(n, "max_iterations"), &opt->max_iter));

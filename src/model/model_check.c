@@ -675,6 +675,7 @@ static hy_status check_options(const checker* c) {
   const range ode_tol = {1e-14, 0.1, 0, 0, "-"};
   HY_TRY(check_num(c, OPT_POS(HY_OPT_ODE_TOL, ode_tol), "solver", "tolerance", o->ode_tol,
                    &ode_tol));
+  HY_TRY(check_int(c, OPT_POS(HY_OPT_THREADS, threads), "solver", "threads", o->threads, 1, 256));
   HY_TRY(check_int(c, OPT_POS(HY_OPT_MAX_ITER, max_iter), "solver", "max_iterations", o->max_iter,
                    1, HY_MAX_ITERATIONS));
   HY_TRY(check_flag(c, OPT_POS(HY_OPT_REUSE_TANGENT, reuse_tangent), "reuse_tangent",

@@ -130,6 +130,29 @@ START_TEST(momenta_are_part_of_the_state) {
 }
 END_TEST
 
+// The assembly in OpenMP tasks (threads = 2) gives the same bits as one thread: every node's
+// numbers come from its children's alone. chain-300 is large enough for tasks (64 bodies).
+START_TEST(threads_change_no_bit) {
+  const hy_formulation forms[2] = {HY_FORM_DCA, HY_FORM_HDCA};
+  for (int k = 0; k < 2; k++) {
+    hy_model* m = with("chain-300", forms[k], 1e-6);
+    m->opt.integrator = HY_INTEG_RK4;
+    hy_data* one = hy_test_make(m);
+    m->opt.threads = 2;
+    hy_data* two = hy_test_make(m);
+    m->opt.threads = 1;
+    hy_test_steps(m, one, 20);
+    m->opt.threads = 2;
+    hy_test_steps(m, two, 20);
+    hy_test_same_bits(one->z, two->z, m->sizes.nz, "z with 1 and 2 threads");
+    hy_test_same_bits(one->zd, two->zd, m->sizes.nz, "zd with 1 and 2 threads");
+    hy_data_free(one);
+    hy_data_free(two);
+    hy_model_free(m);
+  }
+}
+END_TEST
+
 Suite* form_hdca_suite(void) {
   Suite* s = suite_create("form_hdca");
   TCase* tc = tcase_create("hdca");
@@ -139,6 +162,7 @@ Suite* form_hdca_suite(void) {
   tcase_add_test(tc, loop_closes_at_velocity_level);
   tcase_add_test(tc, loop_equals_dca_at_tight_tolerance);
   tcase_add_test(tc, momenta_are_part_of_the_state);
+  tcase_add_test(tc, threads_change_no_bit);
   suite_add_tcase(s, tc);
   return s;
 }
