@@ -29,7 +29,7 @@
 // changes of the end of a step, the gathered independent accelerations.
 static size_t ds_scratch(const hy_model* m) {
   const size_t nz = (size_t)m->sizes.nz;
-  return 3 * hy_doubles(nz) + hy_doubles((size_t)m->sizes.neq) + hy_doubles(nz * nz);
+  return 4 * hy_doubles(nz) + hy_doubles((size_t)m->sizes.neq) + hy_doubles(nz * nz);
 }
 
 //----- nonholonomic constraints ------------------------------------------------------------------
@@ -39,6 +39,26 @@ static double nh_kappa(const hy_model* m, const hy_data* d) {
   double k = 0;
   for (int i = 0; i < nz; i++) k = fmax(k, d->M[i * nz + i]);
   return k > 0 ? k : 1;
+}
+
+// zdd = T zdd_ai + SD (seed 003 Eq. 38), with the integrator's zdd of x_ai in d->zdd on entry
+// (gathered first, since zdd is overwritten) and T, SD current.
+static hy_status nh_accelerations(hy_form* f) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  const hy_partition* pt = &f->part;
+  const int nz = m->sizes.nz, nv = pt->nv;
+  const size_t mark = hy_arena_mark(f->arena);
+  double* ai = hy_form_scratch_doubles(f, (size_t)(nv > 0 ? nv : 1));
+  if (!ai) return HY_ERR_ARENA;
+  for (int c = 0; c < nv; c++) ai[c] = d->zdd[d->part[c]];
+  for (int i = 0; i < nz; i++) {
+    double s = pt->SD[i];
+    for (int c = 0; c < nv; c++) s += pt->T[i * nv + c] * ai[c];
+    d->zdd[i] = s;
+  }
+  hy_arena_release(f->arena, mark);
+  return HY_OK;
 }
 
 // After the loop closure and the evaluation: T, SD, the accelerations zdd = T zdd_ai + SD and the
@@ -56,16 +76,9 @@ static hy_status nh_rows(hy_form* f, double* rows) {
   }
   hy_form_nh_transform(f);
   const int nv = pt->nv;
-  double a[HY_NH_MAX + HY_SIZED_MAX];
-  double* ai = nv <= HY_NH_MAX + HY_SIZED_MAX ? a : hy_form_scratch_doubles(f, (size_t)nv);
   double* r = hy_form_scratch_doubles(f, (size_t)nz);
-  if (!ai || !r) return HY_ERR_ARENA;
-  for (int c = 0; c < nv; c++) ai[c] = d->zdd[d->part[c]];
-  for (int i = 0; i < nz; i++) {
-    double s = pt->SD[i];
-    for (int c = 0; c < nv; c++) s += pt->T[i * nv + c] * ai[c];
-    d->zdd[i] = s;
-  }
+  if (!r) return HY_ERR_ARENA;
+  HY_TRY(nh_accelerations(f));
   for (int i = 0; i < nz; i++) {
     double s = -d->Q[i];
     for (int k = 0; k < nz; k++) s += d->M[i * nz + k] * d->zdd[k];
@@ -365,19 +378,8 @@ static hy_status ds_accept(hy_form* f, const double* dx) {
       hy_mech_nonholonomic(m, d, f->mech);
       hy_form_velocity_transform(f, 0);
       hy_form_nh_transform(f);
-      double a[HY_NH_MAX + HY_SIZED_MAX];
-      const int nv = pt->nv;
-      if (nv <= HY_NH_MAX + HY_SIZED_MAX) {
-        for (int c = 0; c < nv; c++) a[c] = d->zdd[ind[c]];
-        for (int i = 0; i < nz; i++) {
-          double s = pt->SD[i];
-          for (int c = 0; c < nv; c++) s += pt->T[i * nv + c] * a[c];
-          d->zdd[i] = s;
-        }
-      } else {
-        st = hy_form_closed_accelerations(f);
-      }
-      hy_form_outputs(f);
+      st = nh_accelerations(f);
+      if (st == HY_OK) hy_form_outputs(f);
     }
   } else if (st == HY_OK) {
     hy_mech_kinematics_vel(m, d, f->mech);
