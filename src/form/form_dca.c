@@ -13,14 +13,16 @@
 //   rhs = d + beta^A_2 - beta^B_1 + Phi^A_21 F_1 - Phi^B_12 F_2        (F_1, F_2: C's handles)
 // whose solution is z_ddot = g^T rhs, g = -W^-1 b / (b^T W^-1 b), and F_J = Y rhs,
 // Y = W^-1 + W^-1 b g^T; C's handle equations follow by substitution (assemble). The root of a
-// chain meets ground through its first joint and has a free tip or one held on ground by a cut
-// joint (close_loop); disassembly hands each node its handle forces and recovers the joint's
-// z_ddot (disassemble). docs/hdca.md has the derivation's steps.
+// chain meets ground through its first joint and has a free tip, or one that cut joints join to
+// ground or to other chains' tips (close_loops, one small system for all of them); disassembly
+// hands each node its handle forces and recovers the joint's z_ddot (disassemble).
+// docs/hdca.md has the derivation's steps.
 //
 // This first version is planar: the vectors are the in-plane [a_1; a_2; alpha_n] (3) and the
 // matrices 3 x 3. It runs trees in which every body has at most one child (chains, any number of
-// them hanging from ground), each open or closed to ground at its last body by a revolute or
-// spherical cut joint; other loops and branching bodies are refused (hy_form_dca_check).
+// them hanging from ground), closed by revolute or spherical cut joints between chains' last
+// bodies or from one to ground (hdca-case3's two chains meeting the middle bar's tip); other
+// loops and branching bodies are refused (hy_form_dca_check).
 #include <math.h>
 #include <string.h>
 
@@ -50,9 +52,14 @@ typedef struct dca {
   int* chain;      // a chain's bodies in order, while the trees are built    (nbody)
   int* child;      // each body's child, -1 for the last of its chain          (nbody)
   int* first;      // the first body of each chain                            (nchain)
-  int* tip_cut;    // the revolute or spherical cut joint from the chain's last body to ground,
-                   // -1 for a free tip                                       (nchain)
-  int* tip_mrk;    // that cut's marker on the last body                      (nchain)
+  int* tip_mrk;    // the marker of the cut joints on the chain's last body, -1 for a free tip;
+                   // every cut there meets that one point (hy_form_dca_check) (nchain)
+  int* row;        // the chain's first row in the loops' system, -1 for an open chain  (nchain)
+  int* cut_chain;  // the chains whose tips cut k joins (sides a, b), -1 for ground   (2 ncut)
+  int nrow;        // the loops' system: 4 rows per closed chain, 2 per cut joint
+  double* loopA;   // its matrix and right-hand side                          (nrow^2, nrow)
+  double* loopx;
+  int* looppiv;    //                                                          (nrow)
   int* jnode;      // the node whose joint is body j's, -1 for a chain's first  (nbody)
   double* work;    // HDCA: a 3-vector per body (momenta, applied forces)      (3 nbody)
   double e1[3], e2[3], n[3];  // the plane's axes, e1 x e2 = n
@@ -81,12 +88,22 @@ static size_t node_count(const hy_model* m, int chains) {
   return 2 * nb > nc ? 2 * nb - nc : 1;
 }
 
+// Rows of the loops' system, at most: 4 for each chain with a cut at its tip (each cut has two
+// sides), 2 for each cut joint.
+static size_t loop_rows(const hy_model* m, int chains) {
+  const size_t ncut = (size_t)m->sizes.ncut, nc = chains > 0 ? (size_t)chains : 0;
+  return 4 * (nc < 2 * ncut ? nc : 2 * ncut) + 2 * ncut;
+}
+
 static size_t dca_size(const hy_model* m) {
   int bad;
   const int chains = count_chains(m, &bad);
   const size_t nb = (size_t)m->sizes.nbody, nc = chains > 0 ? (size_t)chains : 0;
+  const size_t nr = loop_rows(m, chains);
   return hy_arena_need(sizeof(dca)) + hy_arena_need(node_count(m, chains) * sizeof(dca_node)) +
-         4 * hy_ints(nc + 1) + 4 * hy_ints(nb + 1) + hy_doubles(3 * nb);
+         4 * hy_ints(nc + 1) + 3 * hy_ints(nb + 1) + hy_doubles(3 * nb) +
+         hy_ints(2 * (size_t)m->sizes.ncut + 1) + hy_doubles(nr * nr + 1) + hy_doubles(nr + 1) +
+         hy_ints(nr + 1);
 }
 
 // Builds the balanced tree over chain[lo .. hi] (body indices in chain order), children before
@@ -128,14 +145,24 @@ static void dca_bind(hy_form* f, unsigned char* mem) {
   mem += hy_ints((size_t)nb + 1);
   t->first = (int*)mem;
   mem += hy_ints(nc + 1);
-  t->tip_cut = (int*)mem;
-  mem += hy_ints(nc + 1);
   t->tip_mrk = (int*)mem;
+  mem += hy_ints(nc + 1);
+  t->row = (int*)mem;
   mem += hy_ints(nc + 1);
   t->jnode = (int*)mem;
   mem += hy_ints((size_t)nb + 1);
   t->work = (double*)mem;
+  mem += hy_doubles(3 * (size_t)nb);
+  t->cut_chain = (int*)mem;
+  mem += hy_ints(2 * (size_t)m->sizes.ncut + 1);
+  const size_t nr = loop_rows(m, chains);
+  t->loopA = (double*)mem;
+  mem += hy_doubles(nr * nr + 1);
+  t->loopx = (double*)mem;
+  mem += hy_doubles(nr + 1);
+  t->looppiv = (int*)mem;
   for (int j = 0; j < nb; j++) t->jnode[j] = -1;
+  for (int k = 0; k < 2 * m->sizes.ncut; k++) t->cut_chain[k] = -1;  // ground, or a chain below
   t->ham = f->ops->kind == HY_FORM_HDCA;
   t->nnode = 0;
   t->nchain = (int)nc;
@@ -163,18 +190,27 @@ static void dca_bind(hy_form* f, unsigned char* mem) {
       k = next;
     }
     t->first[c] = j;
-    // a cut joint from the last body to ground closes the chain into a loop
+    // cut joints at the last body close the chain into loops (with ground or other chains)
     const int last = chain[len - 1];
-    t->tip_cut[c] = t->tip_mrk[c] = -1;
+    t->tip_mrk[c] = -1;
     for (int k = 0; k < m->sizes.ncut; k++) {
-      const int ba = m->mrk_body[m->cut_mrk_a[k]], bb = m->mrk_body[m->cut_mrk_b[k]];
-      if ((ba == last && bb < 0) || (bb == last && ba < 0)) {
-        t->tip_cut[c] = k;
-        t->tip_mrk[c] = ba == last ? m->cut_mrk_a[k] : m->cut_mrk_b[k];
+      for (int side = 0; side < 2; side++) {
+        const int mk = side == 0 ? m->cut_mrk_a[k] : m->cut_mrk_b[k];
+        if (m->mrk_body[mk] == last) {
+          t->tip_mrk[c] = mk;
+          t->cut_chain[2 * k + side] = c;
+        }
       }
     }
     t->root[c++] = build(t, chain, 0, len - 1);
   }
+  // the loops' system: the closed chains' rows first, then the cuts'
+  t->nrow = 0;
+  for (int k = 0; k < t->nchain; k++) {
+    t->row[k] = t->tip_mrk[k] >= 0 ? t->nrow : -1;
+    if (t->tip_mrk[k] >= 0) t->nrow += 4;
+  }
+  t->nrow += 2 * m->sizes.ncut;
 }
 
 static size_t dca_scratch(const hy_model* m) {
@@ -449,36 +485,86 @@ static int tip_marker(const hy_model* m, const dca* t, int j) {
   return -1;
 }
 
-// A chain from ground whose last body is held on ground by a revolute (or spherical) cut joint
-// at handle 2 (the base-body connection of a closed loop, seed 004 Sects. 2.3-2.4 in
-// accelerations): the first joint's ground relation A_1 = b z_ddot + d with b^T F_1 = 0, and the
-// cut's material point fixed, A_2's linear part = 0, with a force F_2 = [f; 0] there. Six
-// unknowns [F_1; z_ddot; f], six equations, solved by LU. Returns 0 when singular.
-static int close_loop(dca_node* R, const double* b, const double* dd, double p, double* zdd) {
-  double A[36], x[6];
-  int piv[6];
-  memset(A, 0, sizeof A);
-  for (int i = 0; i < 3; i++) {
-    for (int k = 0; k < 3; k++) A[6 * i + k] = R->P11[3 * i + k];
-    A[6 * i + 3] = -b[i];
-    for (int k = 0; k < 2; k++) A[6 * i + 4 + k] = R->P12[3 * i + k];
-    x[i] = dd[i] - R->b1[i];
+// The roots of the closed chains and their cut joints at once (the base-body connection of
+// closed loops, seed 004 Sects. 2.3-2.4, in accelerations for DCA and velocities for HDCA). For
+// each closed chain, its first joint's ground relation A_1 = b z_ddot + d with b^T F_1 = p (4
+// rows); for each revolute or spherical cut joint k between the tips of two chains, or a tip and
+// ground, the in-plane motion of its two material points equal, A^a_2 - A^b_2 = 0 in the linear
+// part (2 rows), with the force f_k on side a's tip and -f_k on side b's; a tip's F_2 is the sum
+// of the [+-f_k; 0] of its cuts, which all meet at its handle 2. Unknowns [F_1; z_ddot] per chain,
+// then f_k per cut; one dense LU, small while the loops are few. Returns 0 when singular.
+static int close_loops(hy_form* f) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  dca* t = f->self;
+  const int n = t->nrow, ncut = m->sizes.ncut, cut0 = n - 2 * ncut;
+  double* A = t->loopA;
+  double* x = t->loopx;
+  memset(A, 0, sizeof(double) * (size_t)n * (size_t)n);
+  for (int c = 0; c < t->nchain; c++) {
+    const int r = t->row[c];
+    if (r < 0) continue;
+    const dca_node* R = &t->node[t->root[c]];
+    const int j = t->first[c];
+    double b[3], dd[3];
+    joint_terms(m, t, d, j, b, dd);
+    for (int i = 0; i < 3; i++) {
+      for (int k = 0; k < 3; k++) A[n * (r + i) + r + k] = R->P11[3 * i + k];
+      A[n * (r + i) + r + 3] = -b[i];
+      x[r + i] = dd[i] - R->b1[i];
+    }
+    for (int k = 0; k < 3; k++) A[n * (r + 3) + r + k] = b[k];
+    x[r + 3] = joint_source(m, d, t, j);
   }
-  for (int k = 0; k < 3; k++) A[6 * 3 + k] = b[k];
-  x[3] = p;
-  for (int i = 0; i < 2; i++) {
-    for (int k = 0; k < 3; k++) A[6 * (4 + i) + k] = R->P21[3 * i + k];
-    for (int k = 0; k < 2; k++) A[6 * (4 + i) + 4 + k] = R->P22[3 * i + k];
-    x[4 + i] = -R->b2[i];
+  for (int i = cut0; i < n; i++) x[i] = 0;
+  for (int k = 0; k < ncut; k++) {
+    const int ck = cut0 + 2 * k;  // cut k's rows and its force's columns
+    for (int side = 0; side < 2; side++) {
+      const int c = t->cut_chain[2 * k + side];
+      if (c < 0) continue;
+      const double sg = side == 0 ? 1.0 : -1.0;
+      const int r = t->row[c];
+      const dca_node* R = &t->node[t->root[c]];
+      // the force on the tip moves the chain's handle 1 (Phi_12) ...
+      for (int i = 0; i < 3; i++) {
+        for (int q = 0; q < 2; q++) A[n * (r + i) + ck + q] += sg * R->P12[3 * i + q];
+      }
+      // ... and the tip's own motion, which cut k's rows take with its side's sign
+      for (int i = 0; i < 2; i++) {
+        for (int q = 0; q < 3; q++) A[n * (ck + i) + r + q] += sg * R->P21[3 * i + q];
+        for (int k2 = 0; k2 < ncut; k2++) {
+          for (int side2 = 0; side2 < 2; side2++) {
+            if (t->cut_chain[2 * k2 + side2] != c) continue;
+            const double sg2 = side2 == 0 ? 1.0 : -1.0;
+            for (int q = 0; q < 2; q++) {
+              A[n * (ck + i) + cut0 + 2 * k2 + q] += sg * sg2 * R->P22[3 * i + q];
+            }
+          }
+        }
+        x[ck + i] -= sg * R->b2[i];
+      }
+    }
   }
   int col = -1;
-  if (hy_lu_factor(6, A, piv, &col) != HY_OK) return 0;
-  hy_lu_solve(6, A, piv, x);
-  for (int i = 0; i < 3; i++) R->F1[i] = x[i];
-  *zdd = x[3];
-  R->F2[0] = x[4];
-  R->F2[1] = x[5];
-  R->F2[2] = 0;
+  if (hy_lu_factor(n, A, t->looppiv, &col) != HY_OK) return 0;
+  hy_lu_solve(n, A, t->looppiv, x);
+  for (int c = 0; c < t->nchain; c++) {
+    const int r = t->row[c];
+    if (r < 0) continue;
+    dca_node* R = &t->node[t->root[c]];
+    for (int i = 0; i < 3; i++) R->F1[i] = x[r + i];
+    solved(d, t)[m->jnt_zadr[t->first[c]]] = x[r + 3];
+    memset(R->F2, 0, sizeof R->F2);
+  }
+  for (int k = 0; k < ncut; k++) {
+    for (int side = 0; side < 2; side++) {
+      const int c = t->cut_chain[2 * k + side];
+      if (c < 0) continue;
+      const double sg = side == 0 ? 1.0 : -1.0;
+      dca_node* R = &t->node[t->root[c]];
+      for (int i = 0; i < 2; i++) R->F2[i] += sg * x[cut0 + 2 * k + i];
+    }
+  }
   return 1;
 }
 
@@ -572,30 +658,29 @@ static hy_status solve(hy_form* f) {
                    m->jnt_name + (size_t)N->body * HY_NAME_MAX, d->time);
   }
   for (int c = 0; c < t->nchain; c++) {
+    if (t->row[c] >= 0) continue;
+    // an open chain: its first joint meets ground, Z_dot = 0 there: W = Phi_11,
+    // rhs = d - beta_1; the tip is free (F_2 = 0)
     dca_node* R = &t->node[t->root[c]];
     const int j = t->first[c];
-    double b[3], dd[3];
+    double b[3], dd[3], Y[9], g[3], rhs[3], kinv = 0;
     joint_terms(m, t, d, j, b, dd);
-    int ok;
     const double p = joint_source(m, d, t, j);
-    double* out = &solved(d, t)[m->jnt_zadr[j]];
-    if (t->tip_cut[c] >= 0) {
-      ok = close_loop(R, b, dd, p, out);
-    } else {
-      // the chain's first joint meets ground, Z_dot = 0 there: W = Phi_11, rhs = d - beta_1;
-      // the tip is free (F_2 = 0)
-      double Y[9], g[3], rhs[3], kinv = 0;
-      ok = joint_solve(R->P11, b, Y, g, &kinv);
-      for (int i = 0; i < 3; i++) rhs[i] = dd[i] - R->b1[i];
-      *out = g[0] * rhs[0] + g[1] * rhs[1] + g[2] * rhs[2] + kinv * p;
-      mulv3(Y, rhs, R->F1);
-      for (int i = 0; i < 3; i++) R->F1[i] -= g[i] * p;
-      memset(R->F2, 0, sizeof R->F2);
-    }
-    if (!ok) {
+    if (!joint_solve(R->P11, b, Y, g, &kinv)) {
       return HY_FAIL(&d->err, HY_ERR_SINGULAR, "%s: singular joint '%s' at t = %g s",
                      f->ops->name, m->jnt_name + (size_t)j * HY_NAME_MAX, d->time);
     }
+    for (int i = 0; i < 3; i++) rhs[i] = dd[i] - R->b1[i];
+    solved(d, t)[m->jnt_zadr[j]] = g[0] * rhs[0] + g[1] * rhs[1] + g[2] * rhs[2] + kinv * p;
+    mulv3(Y, rhs, R->F1);
+    for (int i = 0; i < 3; i++) R->F1[i] -= g[i] * p;
+    memset(R->F2, 0, sizeof R->F2);
+  }
+  if (t->nrow > 0 && !close_loops(f)) {
+    return HY_FAIL(&d->err, HY_ERR_SINGULAR,
+                   "%s: the loops' closure is singular at t = %g s (a locked or singular "
+                   "configuration of the closed chains)",
+                   f->ops->name, d->time);
   }
 #pragma omp parallel num_threads(threads) if (threads > 1)
 #pragma omp single
@@ -740,6 +825,21 @@ static hy_status hdca_rates(hy_form* f) {
   for (int j = 0; j < m->sizes.nbody; j++) {
     memcpy(t->work + 3 * j, t->node[t->leaf[j]].b1, 3 * sizeof(double));
   }
+  // A cut's impulse sigma (the velocity solve's F_2 at a closed chain's tip, on the chain) is a
+  // part of the momenta beyond every joint of its chain (p = b^T (Pi - Sigma)); sigma's rate is
+  // the cut's reaction, which the augmented momenta absorb, but its moment about a fixed point
+  // also turns as its point X moves: d/dt (X x sigma) = X_dot x sigma + X x sigma_dot. That
+  // first part stays, as a pure moment on the tip: -X_dot x sigma. It vanishes for a cut to
+  // ground, whose point HDCA holds at rest.
+  for (int c = 0; c < t->nchain; c++) {
+    if (t->tip_mrk[c] < 0) continue;
+    const int mk = t->tip_mrk[c], tip = m->mrk_body[mk];
+    const double* sigma = t->node[t->root[c]].F2;
+    double X[2], v[2];
+    to_plane(t, d->mrk_pos + 3 * mk, X);
+    point_velocity(d, t, tip, X, v);
+    t->work[3 * tip + 2] -= cross2(v, sigma);
+  }
   for (int c = 0; c < t->nchain; c++) sum_beyond(f, c, t->work, set_rate);
   // HDCA forms no accelerations (the records show 0)
   memset(d->zdd, 0, sizeof(double) * (size_t)m->sizes.nz);
@@ -788,8 +888,7 @@ static int dca_hist_ok(const hy_model* m, const double* buf) {
   return 1;
 }
 
-// Whether DCA or HDCA can run m (planar chains, loops closed to ground at a chain's tip); else
-// the reason.
+// Whether DCA or HDCA can run m (planar chains, loops closed at chains' tips); else the reason.
 hy_status hy_form_dca_check(const hy_model* m, const char* name, hy_error* err) {
   int bad = -1;
   if (!m->planar) {
@@ -801,17 +900,32 @@ hy_status hy_form_dca_check(const hy_model* m, const char* name, hy_error* err) 
                    "formulation %s cannot run model '%s': it has nonholonomic constraints", name,
                    m->name);
   }
-  // cut joints: only revolute or spherical ones from the last body of a chain to ground
+  // cut joints: revolute or spherical, between the last bodies of two chains or one and ground,
+  // all those on one body at one point (the tip's handle 2)
   for (int k = 0; k < m->sizes.ncut; k++) {
-    const int ba = m->mrk_body[m->cut_mrk_a[k]], bb = m->mrk_body[m->cut_mrk_b[k]];
-    const int on = ba >= 0 ? ba : bb;
-    int last = on >= 0;
-    for (int q = on + 1; last && q < m->sizes.nbody; q++) last = m->body_parent[q] != on;
-    if (m->cut_type[k] == HY_CUT_TRANSLATIONAL || (ba >= 0) == (bb >= 0) || !last) {
+    const int mk[2] = {m->cut_mrk_a[k], m->cut_mrk_b[k]};
+    int ok = m->cut_type[k] != HY_CUT_TRANSLATIONAL &&
+             (m->mrk_body[mk[0]] >= 0 || m->mrk_body[mk[1]] >= 0) &&
+             m->mrk_body[mk[0]] != m->mrk_body[mk[1]];
+    for (int side = 0; ok && side < 2; side++) {
+      const int on = m->mrk_body[mk[side]];
+      if (on < 0) continue;
+      for (int q = on + 1; ok && q < m->sizes.nbody; q++) ok = m->body_parent[q] != on;
+      for (int k2 = 0; ok && k2 < k; k2++) {
+        for (int side2 = 0; side2 < 2; side2++) {
+          const int other = side2 == 0 ? m->cut_mrk_a[k2] : m->cut_mrk_b[k2];
+          if (m->mrk_body[other] != on) continue;
+          double gap[3];
+          hy_v3_sub(gap, m->mrk_point + 3 * other, m->mrk_point + 3 * mk[side]);
+          ok = hy_v3_norm(gap) <= 1e-9;
+        }
+      }
+    }
+    if (!ok) {
       return HY_FAIL(err, HY_ERR_MODEL,
-                     "formulation %s closes loops so far only by a revolute or spherical cut "
-                     "joint from the last body of a chain to ground: cut joint '%s' of model "
-                     "'%s' is not one",
+                     "formulation %s closes loops so far only by revolute or spherical cut "
+                     "joints between the last bodies of chains (or one and ground), all those on "
+                     "one body at one point: cut joint '%s' of model '%s' is not one",
                      name, m->cut_name + (size_t)k * HY_NAME_MAX, m->name);
     }
   }
