@@ -29,24 +29,12 @@
 #include "core/core.h"
 #include "form/form_common.h"
 
-// One node of an assembly tree: a body (leaf) or two assembled halves.
-typedef struct dca_node {
-  int left, right;  // children (node indices), -1 for a leaf
-  int body;         // leaf: its body; internal: the first body of the right half (its joint J)
-  double P11[9], P12[9], P21[9], P22[9];  // handle mobilities Phi_ij (row-major 3 x 3)
-  double b1[3], b2[3];                    // beta_1, beta_2
-  double Y[9], g[3], c[3];                // internal: F_J = Y rhs, z_ddot = g . rhs, rhs constant
-  double F1[3], F2[3];                    // disassembly: the handle forces handed down
-  double kinv;                            // internal: 1 / (b^T W^-1 b)
-  int nleaf;                              // the bodies below it
-  double FJ[3];                           // internal: the force (momentum) through its joint
-} dca_node;
-
 typedef struct dca {
-  int ham;         // hdca: the velocity-level solve (momenta and impulses) instead of DCA's
+  int ham;  // hdca: the velocity-level solve (momenta and impulses) instead of DCA's
   int nnode;
   int nchain;
-  dca_node* node;  // the trees of every chain, children before parents       (2 nbody - nchain)
+  void* nodes;     // the trees of every chain, children before parents: dca_node3 in the
+                   // plane, dca_node6 in space (form_dca_tmpl.h)           (2 nbody - nchain)
   int* root;       // the root node of each chain                             (nchain)
   int* leaf;       // the leaf node of each body                              (nbody)
   int* chain;      // a chain's bodies in order, while the trees are built    (nbody)
@@ -59,9 +47,9 @@ typedef struct dca {
   int nrow;        // the loops' system: 4 rows per closed chain, 2 per cut joint
   double* loopA;   // its matrix and right-hand side                          (nrow^2, nrow)
   double* loopx;
-  int* looppiv;    //                                                          (nrow)
-  int* jnode;      // the node whose joint is body j's, -1 for a chain's first  (nbody)
-  double* work;    // HDCA: a 3-vector per body (momenta, applied forces)      (3 nbody)
+  int* looppiv;               //                                                          (nrow)
+  int* jnode;                 // the node whose joint is body j's, -1 for a chain's first  (nbody)
+  double* work;               // HDCA: a handle vector per body (momenta, applied forces)  (6 nbody)
   double e1[3], e2[3], n[3];  // the plane's axes, e1 x e2 = n
 } dca;
 
@@ -95,34 +83,40 @@ static size_t loop_rows(const hy_model* m, int chains) {
   return 4 * (nc < 2 * ncut ? nc : 2 * ncut) + 2 * ncut;
 }
 
+// A subtree this large or larger is assembled and disassembled as a task of its own (OpenMP): a
+// task costs about a microsecond, a body's share of the assembly a few tenths of one.
+#define TASK_MIN_BODIES 64
+
+// What the joint's b^T F equals: 0 for DCA (no joint torque), the joint's canonical momentum
+// for HDCA (seed 004 Eq. 10: the articulated momentum's H-part).
+static inline double joint_source(const hy_model* m, const hy_data* d, const dca* t, int j) {
+  return t->ham ? d->mom[m->jnt_zadr[j]] : 0.0;
+}
+
+// Where the joints' solution goes: accelerations (DCA) or velocities (HDCA).
+static inline double* solved(hy_data* d, const dca* t) { return t->ham ? d->zd : d->zdd; }
+
+static int close_loops(hy_form* f);
+
+// The assembly in the plane (dca_node3, handle vectors [a_1; a_2; alpha_n]) and in space
+// (dca_node6, [a; alpha]).
+#define DCA_D 3
+#include "form/form_dca_tmpl.h"
+#undef DCA_D
+#define DCA_D 6
+#include "form/form_dca_tmpl.h"
+#undef DCA_D
+
 static size_t dca_size(const hy_model* m) {
   int bad;
   const int chains = count_chains(m, &bad);
   const size_t nb = (size_t)m->sizes.nbody, nc = chains > 0 ? (size_t)chains : 0;
   const size_t nr = loop_rows(m, chains);
-  return hy_arena_need(sizeof(dca)) + hy_arena_need(node_count(m, chains) * sizeof(dca_node)) +
-         4 * hy_ints(nc + 1) + 3 * hy_ints(nb + 1) + hy_doubles(3 * nb) +
+  const size_t node = m->planar ? sizeof(dca_node3) : sizeof(dca_node6);
+  return hy_arena_need(sizeof(dca)) + hy_arena_need(node_count(m, chains) * node) +
+         4 * hy_ints(nc + 1) + 3 * hy_ints(nb + 1) + hy_doubles(6 * nb) +
          hy_ints(2 * (size_t)m->sizes.ncut + 1) + hy_doubles(nr * nr + 1) + hy_doubles(nr + 1) +
          hy_ints(nr + 1);
-}
-
-// Builds the balanced tree over chain[lo .. hi] (body indices in chain order), children before
-// their parent, so that node order is an assembly order; returns its node.
-static int build(dca* t, const int* chain, int lo, int hi) {
-  if (lo == hi) {
-    const int self = t->nnode++;
-    t->node[self] = (dca_node){.left = -1, .right = -1, .body = chain[lo], .nleaf = 1};
-    t->leaf[chain[lo]] = self;
-    return self;
-  }
-  const int mid = (lo + hi) / 2;
-  const int l = build(t, chain, lo, mid);
-  const int r = build(t, chain, mid + 1, hi);
-  const int self = t->nnode++;
-  t->node[self] =
-      (dca_node){.left = l, .right = r, .body = chain[mid + 1], .nleaf = hi - lo + 1};
-  t->jnode[chain[mid + 1]] = self;
-  return self;
 }
 
 static void dca_bind(hy_form* f, unsigned char* mem) {
@@ -133,8 +127,8 @@ static void dca_bind(hy_form* f, unsigned char* mem) {
   const size_t nc = chains > 0 ? (size_t)chains : 0;
   dca* t = (dca*)mem;
   mem += hy_arena_need(sizeof(dca));
-  t->node = (dca_node*)mem;
-  mem += hy_arena_need(node_count(m, chains) * sizeof(dca_node));
+  t->nodes = mem;
+  mem += hy_arena_need(node_count(m, chains) * (m->planar ? sizeof(dca_node3) : sizeof(dca_node6)));
   t->root = (int*)mem;
   mem += hy_ints(nc + 1);
   t->leaf = (int*)mem;
@@ -152,7 +146,7 @@ static void dca_bind(hy_form* f, unsigned char* mem) {
   t->jnode = (int*)mem;
   mem += hy_ints((size_t)nb + 1);
   t->work = (double*)mem;
-  mem += hy_doubles(3 * (size_t)nb);
+  mem += hy_doubles(6 * (size_t)nb);
   t->cut_chain = (int*)mem;
   mem += hy_ints(2 * (size_t)m->sizes.ncut + 1);
   const size_t nr = loop_rows(m, chains);
@@ -202,7 +196,7 @@ static void dca_bind(hy_form* f, unsigned char* mem) {
         }
       }
     }
-    t->root[c++] = build(t, chain, 0, len - 1);
+    t->root[c++] = m->planar ? build3(t, chain, 0, len - 1) : build6(t, chain, 0, len - 1);
   }
   // the loops' system: the closed chains' rows first, then the cuts'
   t->nrow = 0;
@@ -220,20 +214,7 @@ static size_t dca_scratch(const hy_model* m) {
 
 //----- 3 x 3 algebra ---------------------------------------------------------------------------
 
-static inline void mul33(const double* a, const double* b, double* c) {
-  for (int i = 0; i < 3; i++) {
-    for (int j = 0; j < 3; j++) {
-      c[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
-    }
-  }
-}
-
-static inline void mulv3(const double* a, const double* x, double* y) {
-  for (int i = 0; i < 3; i++) y[i] = a[3 * i] * x[0] + a[3 * i + 1] * x[1] + a[3 * i + 2] * x[2];
-}
-
-// The inverse of a symmetric positive-definite 3 x 3 by its adjugate; 0 when it is not.
-static int inv33(const double* a, double* r) {
+static HY_ALWAYS_INLINE int inv3(const double* a, double* r) {
   const double c00 = a[4] * a[8] - a[5] * a[7], c01 = a[5] * a[6] - a[3] * a[8];
   const double c02 = a[3] * a[7] - a[4] * a[6];
   const double det = a[0] * c00 + a[1] * c01 + a[2] * c02;
@@ -291,7 +272,7 @@ static void joint_point(const hy_model* m, const hy_data* d, const dca* t, int j
 // is local to the body, so the numbers keep their precision however far it is from the origin.
 // Returns 0 when the mass or the planar inertia is not positive.
 static int leaf_terms(const hy_data* d, const dca* t, const hy_mech_work* w, const hy_model* m,
-                      dca_node* L, const double* P1, const double* P2, const double* c) {
+                      dca_node3* L, const double* P1, const double* P2, const double* c) {
   const int j = L->body;
   const double mass = m->body_mass[j], Ic = w->body_Jn[j];
   if (!(mass > 0) || !(Ic > 0)) return 0;
@@ -338,8 +319,8 @@ static int leaf_terms(const hy_data* d, const dca* t, const hy_mech_work* w, con
 // of its acceleration. Revolute: b = [0; 0; s] (s = +-1, the axis along +-n), d = 0, since the
 // joint point is a material point of both bodies. Prismatic along u (fixed on the parent):
 // b = [u; 0], d = [2 omega_parent n x u z_dot; 0] (Coriolis).
-static void joint_terms(const hy_model* m, const dca* t, const hy_data* d, int j, double* b,
-                        double* dd) {
+static void joint_terms3(const hy_model* m, const dca* t, const hy_data* d, int j, double* b,
+                         double* dd) {
   const double* bj = d->jnt_b + 6 * j;
   dd[0] = dd[1] = dd[2] = 0;
   if (m->jnt_type[j] == HY_JOINT_REVOLUTE) {
@@ -357,106 +338,30 @@ static void joint_terms(const hy_model* m, const dca* t, const hy_data* d, int j
   dd[1] = 2 * om * b[0] * zd;
 }
 
-// The saddle point of the joint: W F = b z_ddot + rhs, b^T F = 0; Y and g of the node. Returns 0
-// when W is not positive definite (a massless half).
-// With b^T F = p instead (the joint's canonical momentum, HDCA), F = Y rhs - g p and
-// z_dot = g^T rhs + p / (b^T W^-1 b): kinv = 1 / (b^T W^-1 b).
-static int joint_solve(const double* W, const double* b, double* Y, double* g, double* kinv) {
-  double Wi[9], Wb[3];
-  if (!inv33(W, Wi)) return 0;
-  mulv3(Wi, b, Wb);
-  const double bWb = b[0] * Wb[0] + b[1] * Wb[1] + b[2] * Wb[2];
-  if (!(bWb > 0)) return 0;
-  *kinv = 1 / bWb;
-  for (int i = 0; i < 3; i++) g[i] = -Wb[i] / bWb;
-  for (int i = 0; i < 3; i++) {
-    for (int k = 0; k < 3; k++) Y[3 * i + k] = Wi[3 * i + k] + Wb[i] * g[k];
-  }
-  return 1;
-}
+// A force vec at point x (inertial) on body, or a torque vec when x is NULL: added to the body's
+// leaf b1 as a force with its moment about the centre of mass.
+typedef void (*apply_fn)(hy_form* f, int body, const double* x, const double* vec);
 
-// What the joint's b^T F equals: 0 for DCA (no joint torque), the joint's canonical momentum
-// for HDCA (seed 004 Eq. 10: the articulated momentum's H-part).
-static inline double joint_source(const hy_model* m, const hy_data* d, const dca* t, int j) {
-  return t->ham ? d->mom[m->jnt_zadr[j]] : 0.0;
-}
-
-// Where the joints' solution goes: accelerations (DCA) or velocities (HDCA).
-static inline double* solved(hy_data* d, const dca* t) { return t->ham ? d->zd : d->zdd; }
-
-static int assemble(const hy_model* m, const hy_data* d, const dca* t, dca_node* C,
-                    const dca_node* A, const dca_node* B) {
-  double b[3], dd[3], W[9];
-  joint_terms(m, t, d, C->body, b, dd);
-  for (int i = 0; i < 9; i++) W[i] = A->P22[i] + B->P11[i];
-  if (!joint_solve(W, b, C->Y, C->g, &C->kinv)) return 0;
-  for (int i = 0; i < 3; i++) C->c[i] = dd[i] + A->b2[i] - B->b1[i];
-  const double p = joint_source(m, d, t, C->body);
-  double YA[9], YB[9], T[9], Yc[3], v[3];
-  mul33(C->Y, A->P21, YA);  // Y Phi^A_21
-  mul33(C->Y, B->P12, YB);  // Y Phi^B_12
-  mul33(A->P12, YA, T);
-  for (int i = 0; i < 9; i++) C->P11[i] = A->P11[i] - T[i];
-  mul33(A->P12, YB, C->P12);
-  mul33(B->P21, YA, C->P21);
-  mul33(B->P21, YB, T);
-  for (int i = 0; i < 9; i++) C->P22[i] = B->P22[i] - T[i];
-  mulv3(C->Y, C->c, Yc);
-  for (int i = 0; i < 3; i++) Yc[i] -= C->g[i] * p;
-  mulv3(A->P12, Yc, v);
-  for (int i = 0; i < 3; i++) C->b1[i] = A->b1[i] - v[i];
-  mulv3(B->P21, Yc, v);
-  for (int i = 0; i < 3; i++) C->b2[i] = B->b2[i] + v[i];
-  return 1;
-}
-
-// rhs of node C's joint for its handle forces, z_ddot of the joint and the children's forces.
-static void disassemble(const hy_model* m, hy_data* d, dca* t, dca_node* C) {
-  dca_node* A = &t->node[C->left];
-  dca_node* B = &t->node[C->right];
-  double rhs[3], v[3], FJ[3];
-  mulv3(A->P21, C->F1, rhs);
-  mulv3(B->P12, C->F2, v);
-  for (int i = 0; i < 3; i++) rhs[i] += C->c[i] - v[i];
-  const double p = joint_source(m, d, t, C->body);
-  mulv3(C->Y, rhs, FJ);
-  for (int i = 0; i < 3; i++) FJ[i] -= C->g[i] * p;
-  memcpy(C->FJ, FJ, sizeof FJ);
-  solved(d, t)[m->jnt_zadr[C->body]] =
-      C->g[0] * rhs[0] + C->g[1] * rhs[1] + C->g[2] * rhs[2] + C->kinv * p;
-  for (int i = 0; i < 3; i++) {
-    A->F1[i] = C->F1[i];
-    A->F2[i] = -FJ[i];
-    B->F1[i] = FJ[i];
-    B->F2[i] = C->F2[i];
-  }
-}
-
-// The applied forces of every body in the plane (gravity, loads, force elements) about its centre
-// of mass, gathered in the leaves' b1 before the leaves' terms are formed from them.
-static void applied_forces(const hy_model* m, const hy_data* d, dca* t) {
+// Every applied force once, to its body's leaf (whose b1 the caller has cleared): gravity, the
+// force elements' two ends, the loads.
+static void each_applied(hy_form* f, apply_fn apply) {
+  const hy_model* m = f->m;
+  const hy_data* d = f->d;
   for (int j = 0; j < m->sizes.nbody; j++) {
-    dca_node* L = &t->node[t->leaf[j]];
     double grav[3];
     hy_v3_scale(grav, m->opt.gravity, m->body_mass[j]);
-    memset(L->b1, 0, sizeof L->b1);
-    double c[2];
-    to_plane(t, d->body_com + 3 * j, c);
-    add_force(t, d->body_com + 3 * j, c, grav, L->b1);
+    apply(f, j, d->body_com + 3 * j, grav);
   }
   for (int k = 0; k < m->sizes.nfrc; k++) {
     const double F = d->frc_force[k];
     if (F == 0) continue;
-    double f[3];
-    hy_v3_scale(f, d->frc_dir + 3 * k, F);
+    double fv[3];
+    hy_v3_scale(fv, d->frc_dir + 3 * k, F);
     const int ends[2] = {m->frc_mrk_b[k], m->frc_mrk_a[k]};
     for (int e = 0; e < 2; e++) {
       const int mk = ends[e], body = m->mrk_body[mk];
-      if (e == 1) hy_v3_scale(f, f, -1.0);
-      if (body < 0) continue;
-      double c[2];
-      to_plane(t, d->body_com + 3 * body, c);
-      add_force(t, d->mrk_pos + 3 * mk, c, f, t->node[t->leaf[body]].b1);
+      if (e == 1) hy_v3_scale(fv, fv, -1.0);
+      if (body >= 0) apply(f, body, d->mrk_pos + 3 * mk, fv);
     }
   }
   for (int k = 0; k < m->sizes.nload; k++) {
@@ -465,15 +370,29 @@ static void applied_forces(const hy_model* m, const hy_data* d, dca* t) {
     double v[3];
     hy_v3_copy(v, m->load_vector + 3 * k);
     if (m->load_sig[k] >= 0) hy_v3_scale(v, v, hy_signal_eval(m, m->load_sig[k], d->time));
-    dca_node* L = &t->node[t->leaf[body]];
-    if (m->load_type[k] == HY_LOAD_TORQUE) {
-      L->b1[2] += hy_v3_dot(t->n, v);
-    } else {
-      double c[2];
-      to_plane(t, d->body_com + 3 * body, c);
-      add_force(t, d->mrk_pos + 3 * mk, c, v, L->b1);
-    }
+    apply(f, body, m->load_type[k] == HY_LOAD_TORQUE ? NULL : d->mrk_pos + 3 * mk, v);
   }
+}
+
+static void apply3(hy_form* f, int body, const double* x, const double* vec) {
+  const dca* t = f->self;
+  double* Q = nodes3(t)[t->leaf[body]].b1;
+  if (!x) {
+    Q[2] += hy_v3_dot(t->n, vec);
+    return;
+  }
+  double c[2];
+  to_plane(t, f->d->body_com + 3 * body, c);
+  add_force(t, x, c, vec, Q);
+}
+
+// The applied forces of every body in the plane about its centre of mass, gathered in the
+// leaves' b1 before the leaves' terms are formed from them.
+static void applied_forces(hy_form* f) {
+  const dca* t = f->self;
+  for (int j = 0; j < f->m->sizes.nbody; j++)
+    memset(nodes3(t)[t->leaf[j]].b1, 0, 3 * sizeof(double));
+  each_applied(f, apply3);
 }
 
 // The cut joint's marker on body j when j ends a chain closed to ground, else -1.
@@ -504,10 +423,10 @@ static int close_loops(hy_form* f) {
   for (int c = 0; c < t->nchain; c++) {
     const int r = t->row[c];
     if (r < 0) continue;
-    const dca_node* R = &t->node[t->root[c]];
+    const dca_node3* R = &nodes3(t)[t->root[c]];
     const int j = t->first[c];
     double b[3], dd[3];
-    joint_terms(m, t, d, j, b, dd);
+    joint_terms3(m, t, d, j, b, dd);
     for (int i = 0; i < 3; i++) {
       for (int k = 0; k < 3; k++) A[n * (r + i) + r + k] = R->P11[3 * i + k];
       A[n * (r + i) + r + 3] = -b[i];
@@ -524,7 +443,7 @@ static int close_loops(hy_form* f) {
       if (c < 0) continue;
       const double sg = side == 0 ? 1.0 : -1.0;
       const int r = t->row[c];
-      const dca_node* R = &t->node[t->root[c]];
+      const dca_node3* R = &nodes3(t)[t->root[c]];
       // the force on the tip moves the chain's handle 1 (Phi_12) ...
       for (int i = 0; i < 3; i++) {
         for (int q = 0; q < 2; q++) A[n * (r + i) + ck + q] += sg * R->P12[3 * i + q];
@@ -551,7 +470,7 @@ static int close_loops(hy_form* f) {
   for (int c = 0; c < t->nchain; c++) {
     const int r = t->row[c];
     if (r < 0) continue;
-    dca_node* R = &t->node[t->root[c]];
+    dca_node3* R = &nodes3(t)[t->root[c]];
     for (int i = 0; i < 3; i++) R->F1[i] = x[r + i];
     solved(d, t)[m->jnt_zadr[t->first[c]]] = x[r + 3];
     memset(R->F2, 0, sizeof R->F2);
@@ -561,131 +480,195 @@ static int close_loops(hy_form* f) {
       const int c = t->cut_chain[2 * k + side];
       if (c < 0) continue;
       const double sg = side == 0 ? 1.0 : -1.0;
-      dca_node* R = &t->node[t->root[c]];
+      dca_node3* R = &nodes3(t)[t->root[c]];
       for (int i = 0; i < 2; i++) R->F2[i] += sg * x[cut0 + 2 * k + i];
     }
   }
   return 1;
 }
 
-// A subtree this large or larger is assembled and disassembled as a task of its own (OpenMP): a
-// task costs about a microsecond, a body's share of the assembly a few tenths of one.
-#define TASK_MIN_BODIES 64
+//----- in space: [a; alpha] at each handle point ------------------------------------------------
 
-// Node k's leaf terms or assembly, after its children's; sets *bad to a failing node.
-static void assemble_up(hy_form* f, int k, int* bad) {
+// The inverse of a 6 x 6 (W, symmetric positive definite when the halves have mass) by LU; 0 when
+// it is singular.
+static HY_ALWAYS_INLINE int inv6(const double* a, double* r) {
+  double lu[36];
+  int piv[6], col = -1;
+  memcpy(lu, a, sizeof lu);
+  if (hy_lu_factor(6, lu, piv, &col) != HY_OK) return 0;
+  for (int k = 0; k < 6; k++) {
+    double e[6] = {0, 0, 0, 0, 0, 0};
+    e[k] = 1;
+    hy_lu_solve(6, lu, piv, e);
+    for (int i = 0; i < 6; i++) r[6 * i + k] = e[i];
+  }
+  return 1;
+}
+
+// Joint j at its point P, in space. Revolute about u: b = [0; u], d = [0; omega_A x u z_dot]
+// (the point P is on the axis, so its two material points move alike; the child's angular
+// velocity turns with the parent's). Prismatic along u (fixed on the parent A): b = [u; 0],
+// d = [2 omega_A x u z_dot; 0] (Coriolis). HDCA's velocities take no d (seed 004 Eq. 23).
+static void joint_terms6(const hy_model* m, const dca* t, const hy_data* d, int j, double* b,
+                         double* dd) {
+  const double* bj = d->jnt_b + 6 * j;
+  const int rev = m->jnt_type[j] == HY_JOINT_REVOLUTE;
+  const double* u = rev ? bj + 3 : bj;
+  memset(b, 0, 6 * sizeof(double));
+  memset(dd, 0, 6 * sizeof(double));
+  hy_v3_copy(b + (rev ? 3 : 0), u);
+  const int p = m->body_parent[j];
+  if (t->ham || p < 0) return;
+  double wu[3];
+  hy_v3_cross(wu, d->body_Z + 6 * p + 3, u);
+  hy_v3_scale(dd + (rev ? 3 : 0), wu, (rev ? 1.0 : 2.0) * d->zd[m->jnt_zadr[j]]);
+}
+
+// Body j's inertia about its centre of mass in the inertial frame, R I R^T.
+static void world_inertia(const hy_model* m, const hy_data* d, int j, double* I) {
+  double RI[9];
+  hy_m3_mul(RI, d->body_rot + 9 * j, m->body_inertia + 9 * j);
+  hy_m3_mulT2(I, RI, d->body_rot + 9 * j);
+}
+
+// The point of joint j on its body (inertial frame).
+static void joint_point6(const hy_model* m, const hy_data* d, int j, double* P) {
+  hy_m3_mulv(P, d->body_rot + 9 * j, m->jnt_cpoint + 3 * j);
+  hy_v3_add(P, P, d->body_pos + 3 * j);
+}
+
+// A leaf in space: handle 1 at the body's joint, handle 2 at its child's joint or its centre of
+// mass c. The Newton-Euler equations at c, m a_c = f, I_c alpha = tau_c - omega x I_c omega, and
+// a handle's acceleration a_P = a_c + alpha x r + omega x (omega x r) (r = P - c) give
+//   Phi_ik = T_i M^-1 T_k^T,  T_i = [1, -[r_i]x; 0, 1],  M = diag(m 1, I_c),
+//   beta_i = T_i M^-1 Q_c + [omega x (omega x r_i); 0],
+// Q_c the applied force with its moment about c, less the gyroscopic moment. The handle vectors
+// of the plane (leaf_terms) are these with omega along n. Returns 0 when M is not positive
+// definite.
+static HY_ALWAYS_INLINE int leaf6(hy_form* f, dca_node6* N) {
   const hy_model* m = f->m;
-  hy_data* d = f->d;
-  dca* t = f->self;
-  dca_node* N = &t->node[k];
-  if (N->left < 0) {
-    // handle 1 at the body's joint, handle 2 at its child's joint (or the cut joint's marker,
-    // or its centre of mass)
-    const int j = N->body;
-    double c[2], P1[2], P2[2];
-    to_plane(t, d->body_com + 3 * j, c);
-    joint_point(m, d, t, j, P1);
-    const int child = t->child[j];
-    const int cut_mrk = child < 0 ? tip_marker(m, t, j) : -1;
-    if (child >= 0) {
-      joint_point(m, d, t, child, P2);
-    } else if (cut_mrk >= 0) {
-      to_plane(t, d->mrk_pos + 3 * cut_mrk, P2);
-    } else {
-      P2[0] = c[0];
-      P2[1] = c[1];
+  const hy_data* d = f->d;
+  const dca* t = f->self;
+  const int j = N->body;
+  const double mass = m->body_mass[j];
+  double Ic[9], Ji[9], c[3], P[2][3];
+  world_inertia(m, d, j, Ic);
+  if (!(mass > 0) || !inv3(Ic, Ji)) return 0;
+  hy_v3_copy(c, d->body_com + 3 * j);
+  joint_point6(m, d, j, P[0]);
+  if (t->child[j] >= 0) {
+    joint_point6(m, d, t->child[j], P[1]);
+  } else {
+    hy_v3_copy(P[1], c);
+  }
+  // T_i and T_i M^-1
+  double T[2][36], TM[2][36], Mi[36];
+  memset(Mi, 0, sizeof Mi);
+  for (int i = 0; i < 3; i++) {
+    Mi[7 * i] = 1 / mass;
+    for (int k = 0; k < 3; k++) Mi[6 * (3 + i) + 3 + k] = Ji[3 * i + k];
+  }
+  for (int h = 0; h < 2; h++) {
+    double r[3], rx[9];
+    hy_v3_sub(r, P[h], c);
+    hy_m3_skew(rx, r);
+    memset(T[h], 0, sizeof T[h]);
+    for (int i = 0; i < 6; i++) T[h][7 * i] = 1;
+    for (int i = 0; i < 3; i++) {
+      for (int k = 0; k < 3; k++) T[h][6 * i + 3 + k] = -rx[3 * i + k];
     }
-    if (!leaf_terms(d, t, f->mech, m, N, P1, P2, c)) {
-#pragma omp atomic write
-      *bad = k;
+    mul6(T[h], Mi, TM[h]);
+  }
+  double* Phi[2][2] = {{N->P11, N->P12}, {N->P21, N->P22}};
+  for (int a = 0; a < 2; a++) {
+    for (int b = 0; b < 2; b++) {
+      for (int i = 0; i < 6; i++) {
+        for (int k = 0; k < 6; k++) {
+          double v = 0;
+          for (int q = 0; q < 6; q++) v += TM[a][6 * i + q] * T[b][6 * k + q];
+          Phi[a][b][6 * i + k] = v;
+        }
+      }
     }
+  }
+  if (t->ham) {
+    // velocities from momenta: no applied force or velocity term enters (seed 004 Eqs. 12-16)
+    memset(N->b1, 0, sizeof N->b1);
+    memset(N->b2, 0, sizeof N->b2);
+    return 1;
+  }
+  const double* om = d->body_Z + 6 * j + 3;
+  double Q[6], Iw[3], gyro[3];
+  memcpy(Q, N->b1, sizeof Q);
+  hy_m3_mulv(Iw, Ic, om);
+  hy_v3_cross(gyro, om, Iw);
+  for (int i = 0; i < 3; i++) Q[3 + i] -= gyro[i];
+  double* beta[2] = {N->b1, N->b2};
+  for (int h = 0; h < 2; h++) {
+    double r[3], wr[3], wwr[3];
+    hy_v3_sub(r, P[h], c);
+    hy_v3_cross(wr, om, r);
+    hy_v3_cross(wwr, om, wr);
+    mulv6(TM[h], Q, beta[h]);
+    for (int i = 0; i < 3; i++) beta[h][i] += wwr[i];
+  }
+  return 1;
+}
+
+// In space: the force and its moment about the centre of mass.
+static void apply6(hy_form* f, int body, const double* x, const double* vec) {
+  const dca* t = f->self;
+  double* Q = nodes6(t)[t->leaf[body]].b1;
+  double r[3], n[3];
+  if (!x) {
+    hy_v3_add(Q + 3, Q + 3, vec);
     return;
   }
-  if (N->nleaf >= TASK_MIN_BODIES) {
-#pragma omp task default(shared) firstprivate(k)
-    assemble_up(f, N->left, bad);
-    assemble_up(f, N->right, bad);
-#pragma omp taskwait
-  } else {
-    assemble_up(f, N->left, bad);
-    assemble_up(f, N->right, bad);
-  }
-  if (!assemble(m, d, t, N, &t->node[N->left], &t->node[N->right])) {
-#pragma omp atomic write
-    *bad = k;
-  }
+  hy_v3_sub(r, x, f->d->body_com + 3 * body);
+  hy_v3_cross(n, r, vec);
+  hy_v3_add(Q, Q, vec);
+  hy_v3_add(Q + 3, Q + 3, n);
 }
 
-// Node k's joint from its handle forces, then its children's.
-static void disassemble_down(hy_form* f, int k) {
-  dca* t = f->self;
-  dca_node* N = &t->node[k];
-  if (N->left < 0) return;
-  disassemble(f->m, f->d, t, N);
-  if (N->nleaf >= TASK_MIN_BODIES) {
-#pragma omp task default(shared) firstprivate(k)
-    disassemble_down(f, N->left);
-    disassemble_down(f, N->right);
-#pragma omp taskwait
-  } else {
-    disassemble_down(f, N->left);
-    disassemble_down(f, N->right);
-  }
+static void applied_forces6(hy_form* f) {
+  const dca* t = f->self;
+  for (int j = 0; j < f->m->sizes.nbody; j++)
+    memset(nodes6(t)[t->leaf[j]].b1, 0, 6 * sizeof(double));
+  each_applied(f, apply6);
 }
 
-// The assembly, the roots and the disassembly: DCA's accelerations, or HDCA's velocities. Every
-// node's numbers come from its children's alone, so the order the tasks run in changes no bit:
-// the results are the same for any number of threads (opt.threads).
-static hy_status solve(hy_form* f) {
+// A leaf in the plane: handle 1 at the body's joint, handle 2 at its child's joint (or the cut
+// joints' point, or its centre of mass).
+static HY_ALWAYS_INLINE int leaf3(hy_form* f, dca_node3* N) {
   const hy_model* m = f->m;
-  hy_data* d = f->d;
-  dca* t = f->self;
-  if (!t->ham) applied_forces(m, d, t);
-  int bad = -1;
-  const int threads = m->opt.threads > 1 ? m->opt.threads : 1;
-#pragma omp parallel num_threads(threads) if (threads > 1)
-#pragma omp single
-  for (int c = 0; c < t->nchain; c++) assemble_up(f, t->root[c], &bad);
-  if (bad >= 0) {
-    const dca_node* N = &t->node[bad];
-    if (N->left < 0) {
-      return HY_FAIL(&d->err, HY_ERR_SINGULAR,
-                     "%s: body '%s' has no positive planar inertia (mass and inertia about the "
-                     "plane normal must be > 0)",
-                     f->ops->name, m->body_name + (size_t)N->body * HY_NAME_MAX);
-    }
-    return HY_FAIL(&d->err, HY_ERR_SINGULAR, "%s: singular joint '%s' at t = %g s", f->ops->name,
-                   m->jnt_name + (size_t)N->body * HY_NAME_MAX, d->time);
+  const hy_data* d = f->d;
+  const dca* t = f->self;
+  const int j = N->body;
+  double c[2], P1[2], P2[2];
+  to_plane(t, d->body_com + 3 * j, c);
+  joint_point(m, d, t, j, P1);
+  const int child = t->child[j];
+  const int cut_mrk = child < 0 ? tip_marker(m, t, j) : -1;
+  if (child >= 0) {
+    joint_point(m, d, t, child, P2);
+  } else if (cut_mrk >= 0) {
+    to_plane(t, d->mrk_pos + 3 * cut_mrk, P2);
+  } else {
+    P2[0] = c[0];
+    P2[1] = c[1];
   }
-  for (int c = 0; c < t->nchain; c++) {
-    if (t->row[c] >= 0) continue;
-    // an open chain: its first joint meets ground, Z_dot = 0 there: W = Phi_11,
-    // rhs = d - beta_1; the tip is free (F_2 = 0)
-    dca_node* R = &t->node[t->root[c]];
-    const int j = t->first[c];
-    double b[3], dd[3], Y[9], g[3], rhs[3], kinv = 0;
-    joint_terms(m, t, d, j, b, dd);
-    const double p = joint_source(m, d, t, j);
-    if (!joint_solve(R->P11, b, Y, g, &kinv)) {
-      return HY_FAIL(&d->err, HY_ERR_SINGULAR, "%s: singular joint '%s' at t = %g s",
-                     f->ops->name, m->jnt_name + (size_t)j * HY_NAME_MAX, d->time);
-    }
-    for (int i = 0; i < 3; i++) rhs[i] = dd[i] - R->b1[i];
-    solved(d, t)[m->jnt_zadr[j]] = g[0] * rhs[0] + g[1] * rhs[1] + g[2] * rhs[2] + kinv * p;
-    mulv3(Y, rhs, R->F1);
-    for (int i = 0; i < 3; i++) R->F1[i] -= g[i] * p;
-    memset(R->F2, 0, sizeof R->F2);
+  return leaf_terms(d, t, f->mech, m, N, P1, P2, c);
+}
+
+// DCA's accelerations or HDCA's velocities, in the plane or in space.
+static hy_status solve(hy_form* f) {
+  const dca* t = f->self;
+  if (f->m->planar) {
+    if (!t->ham) applied_forces(f);
+    return solve3(f);
   }
-  if (t->nrow > 0 && !close_loops(f)) {
-    return HY_FAIL(&d->err, HY_ERR_SINGULAR,
-                   "%s: the loops' closure is singular at t = %g s (a locked or singular "
-                   "configuration of the closed chains)",
-                   f->ops->name, d->time);
-  }
-#pragma omp parallel num_threads(threads) if (threads > 1)
-#pragma omp single
-  for (int c = 0; c < t->nchain; c++) disassemble_down(f, t->root[c]);
-  return HY_OK;
+  if (!t->ham) applied_forces6(f);
+  return solve6(f);
 }
 
 static hy_status dca_accelerations(hy_form* f) { return solve(f); }
@@ -723,10 +706,10 @@ static void point_velocity(const hy_data* d, const dca* t, int j, const double* 
 }
 
 // b_j^T X for joint j at its point P and X = [x; x_n] at P: s x_n (revolute) or u . x (prismatic).
-static double along_joint(const hy_model* m, const dca* t, const hy_data* d, int j,
-                          const double* x, double xn) {
+static double along_joint(const hy_model* m, const dca* t, const hy_data* d, int j, const double* x,
+                          double xn) {
   double b[3], dd[3];
-  joint_terms(m, t, d, j, b, dd);
+  joint_terms3(m, t, d, j, b, dd);
   return m->jnt_type[j] == HY_JOINT_REVOLUTE ? b[2] * xn : b[0] * x[0] + b[1] * x[1];
 }
 
@@ -786,16 +769,16 @@ static void set_rate(hy_form* f, int j, const double* P, const double* S, double
   dca* t = f->self;
   // P-bar_j: the velocity solve's force through the joint (the root's handle 1 for a first joint)
   const int node = t->jnode[j];
-  const double* Pbar = node >= 0 ? t->node[node].FJ : NULL;
+  const double* Pbar = node >= 0 ? nodes3(t)[node].FJ : NULL;
   if (!Pbar) {
     for (int c = 0; c < t->nchain; c++) {
-      if (t->first[c] == j) Pbar = t->node[t->root[c]].F1;
+      if (t->first[c] == j) Pbar = nodes3(t)[t->root[c]].F1;
     }
   }
   // b_dot^T P-bar: revolute b = [-s n x P; s] about the origin, b_dot = [-s n x P_dot; 0];
   // prismatic b = [u; 0], b_dot = [omega_parent n x u; 0]
   double b[3], dd[3];
-  joint_terms(m, t, d, j, b, dd);
+  joint_terms3(m, t, d, j, b, dd);
   double bdot[2];
   if (m->jnt_type[j] == HY_JOINT_REVOLUTE) {
     double v[2];
@@ -808,8 +791,107 @@ static void set_rate(hy_form* f, int j, const double* P, const double* S, double
     bdot[0] = -om * b[1];
     bdot[1] = om * b[0];
   }
-  d->mom_d[m->jnt_zadr[j]] =
-      bdot[0] * Pbar[0] + bdot[1] * Pbar[1] + along_joint(m, t, d, j, S, Sn);
+  d->mom_d[m->jnt_zadr[j]] = bdot[0] * Pbar[0] + bdot[1] * Pbar[1] + along_joint(m, t, d, j, S, Sn);
+}
+
+// In space (the same, with 3-D sums): for each joint j of chain c from its tip, the sum S of a
+// per-body 6-vector's linear parts over the bodies beyond j and the sum Sn of their moments
+// about j's point P (each x about its body's centre of mass), shifted from joint to joint.
+typedef void (*beyond6_fn)(hy_form* f, int j, const double* P, const double* S, const double* Sn);
+static void sum_beyond6(hy_form* f, int c, const double* per_body, beyond6_fn out) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  dca* t = f->self;
+  const int len = chain_reversed(t, c);
+  double S[3] = {0, 0, 0}, Sn[3] = {0, 0, 0}, Pprev[3] = {0, 0, 0};
+  for (int i = 0; i < len; i++) {
+    const int j = t->chain[i];
+    double P[3], r[3], n[3];
+    joint_point6(m, d, j, P);
+    if (i > 0) {
+      hy_v3_sub(r, Pprev, P);
+      hy_v3_cross(n, r, S);
+      hy_v3_add(Sn, Sn, n);
+    }
+    const double* x = per_body + 6 * j;
+    hy_v3_sub(r, d->body_com + 3 * j, P);
+    hy_v3_cross(n, r, x);
+    for (int q = 0; q < 3; q++) {
+      Sn[q] += x[3 + q] + n[q];
+      S[q] += x[q];
+    }
+    out(f, j, P, S, Sn);
+    hy_v3_copy(Pprev, P);
+  }
+}
+
+// b_j^T [S; Sn] at joint j's point: u . Sn (revolute) or u . S (prismatic).
+static double along_joint6(const hy_model* m, const hy_data* d, int j, const double* S,
+                           const double* Sn) {
+  const double* bj = d->jnt_b + 6 * j;
+  return m->jnt_type[j] == HY_JOINT_REVOLUTE ? hy_v3_dot(bj + 3, Sn) : hy_v3_dot(bj, S);
+}
+
+static void set_momentum6(hy_form* f, int j, const double* P, const double* S, const double* Sn) {
+  (void)P;
+  f->d->mom[f->m->jnt_zadr[j]] = along_joint6(f->m, f->d, j, S, Sn);
+}
+
+// p = b^T (the momentum beyond each joint), Eq. 6 with sigma = 0, in space: each body's
+// momentum [m v_c; I_c omega] about its centre of mass.
+static void initial_momenta6(hy_form* f) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  dca* t = f->self;
+  for (int j = 0; j < m->sizes.nbody; j++) {
+    const double* Z = d->body_Z + 6 * j;
+    double Ic[9], wc[3];
+    hy_v3_cross(wc, Z + 3, d->body_com + 3 * j);
+    double* x = t->work + 6 * j;
+    for (int q = 0; q < 3; q++) x[q] = m->body_mass[j] * (Z[q] + wc[q]);
+    world_inertia(m, d, j, Ic);
+    hy_m3_mulv(x + 3, Ic, Z + 3);
+  }
+  for (int c = 0; c < t->nchain; c++) sum_beyond6(f, c, t->work, set_momentum6);
+}
+
+// p_dot_j = b_dot_j^T P-bar_j + b_j^T F_j in space. With P-bar = [f; n_P] at the joint's point P
+// and b = [P x u; u] about the origin: revolute b_dot^T P-bar = (P_dot x u) . f + u_dot . n_P
+// (the terms in P x u_dot cancel), prismatic u_dot . f; u_dot = omega_parent x u either way.
+static void set_rate6(hy_form* f, int j, const double* P, const double* S, const double* Sn) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  dca* t = f->self;
+  const int node = t->jnode[j];
+  const double* Pbar = node >= 0 ? nodes6(t)[node].FJ : NULL;
+  for (int c = 0; !Pbar && c < t->nchain; c++) {
+    if (t->first[c] == j) Pbar = nodes6(t)[t->root[c]].F1;
+  }
+  const double* bj = d->jnt_b + 6 * j;
+  const int rev = m->jnt_type[j] == HY_JOINT_REVOLUTE;
+  const double* u = rev ? bj + 3 : bj;
+  const int par = m->body_parent[j];
+  double udot[3] = {0, 0, 0};
+  if (par >= 0) hy_v3_cross(udot, d->body_Z + 6 * par + 3, u);
+  double rate = rev ? hy_v3_dot(udot, Pbar + 3) : hy_v3_dot(udot, Pbar);
+  if (rev) {
+    double Pd[3], Pdu[3];
+    hy_v3_cross(Pd, d->body_Z + 6 * j + 3, P);
+    hy_v3_add(Pd, Pd, d->body_Z + 6 * j);
+    hy_v3_cross(Pdu, Pd, u);
+    rate += hy_v3_dot(Pdu, Pbar);
+  }
+  d->mom_d[m->jnt_zadr[j]] = rate + along_joint6(m, d, j, S, Sn);
+}
+
+static void hdca_rates6(hy_form* f) {
+  const hy_model* m = f->m;
+  dca* t = f->self;
+  applied_forces6(f);
+  for (int j = 0; j < m->sizes.nbody; j++) {
+    memcpy(t->work + 6 * j, nodes6(t)[t->leaf[j]].b1, 6 * sizeof(double));
+  }
+  for (int c = 0; c < t->nchain; c++) sum_beyond6(f, c, t->work, set_rate6);
 }
 
 // HDCA's velocities: the assembly at velocity level from the momenta (after the position stage).
@@ -820,10 +902,16 @@ static hy_status hdca_rates(hy_form* f) {
   const hy_model* m = f->m;
   hy_data* d = f->d;
   dca* t = f->self;
-  applied_forces(m, d, t);
+  // HDCA forms no accelerations (the records show 0)
+  memset(d->zdd, 0, sizeof(double) * (size_t)m->sizes.nz);
+  if (!m->planar) {
+    hdca_rates6(f);
+    return HY_OK;
+  }
+  applied_forces(f);
   // each body's applied force about its centre of mass (the leaves hold them now)
   for (int j = 0; j < m->sizes.nbody; j++) {
-    memcpy(t->work + 3 * j, t->node[t->leaf[j]].b1, 3 * sizeof(double));
+    memcpy(t->work + 3 * j, nodes3(t)[t->leaf[j]].b1, 3 * sizeof(double));
   }
   // A cut's impulse sigma (the velocity solve's F_2 at a closed chain's tip, on the chain) is a
   // part of the momenta beyond every joint of its chain (p = b^T (Pi - Sigma)); sigma's rate is
@@ -834,20 +922,27 @@ static hy_status hdca_rates(hy_form* f) {
   for (int c = 0; c < t->nchain; c++) {
     if (t->tip_mrk[c] < 0) continue;
     const int mk = t->tip_mrk[c], tip = m->mrk_body[mk];
-    const double* sigma = t->node[t->root[c]].F2;
+    const double* sigma = nodes3(t)[t->root[c]].F2;
     double X[2], v[2];
     to_plane(t, d->mrk_pos + 3 * mk, X);
     point_velocity(d, t, tip, X, v);
     t->work[3 * tip + 2] -= cross2(v, sigma);
   }
   for (int c = 0; c < t->nchain; c++) sum_beyond(f, c, t->work, set_rate);
-  // HDCA forms no accelerations (the records show 0)
-  memset(d->zdd, 0, sizeof(double) * (size_t)m->sizes.nz);
   return HY_OK;
 }
 
+// The initial momenta from the state's velocities: the initial state's last evaluation may have
+// left the kinematics at other velocities (its static checks take them at rest), so both stages
+// are run at the state first.
 static hy_status hdca_start(hy_form* f) {
-  initial_momenta(f);
+  hy_mech_kinematics_pos(f->m, f->d, f->mech);
+  hy_mech_kinematics_vel(f->m, f->d, f->mech);
+  if (f->m->planar) {
+    initial_momenta(f);
+  } else {
+    initial_momenta6(f);
+  }
   return HY_OK;
 }
 
@@ -891,9 +986,34 @@ static int dca_hist_ok(const hy_model* m, const double* buf) {
 // Whether DCA or HDCA can run m (planar chains, loops closed at chains' tips); else the reason.
 hy_status hy_form_dca_check(const hy_model* m, const char* name, hy_error* err) {
   int bad = -1;
-  if (!m->planar) {
+  if (!m->planar && m->sizes.ncut > 0) {
     return HY_FAIL(err, HY_ERR_MODEL,
-                   "formulation %s runs planar models so far: model '%s' is spatial", name, m->name);
+                   "formulation %s closes loops in planar models only so far: model '%s' is "
+                   "spatial and has cut joints",
+                   name, m->name);
+  }
+  for (int j = 0; j < m->sizes.nbody && !m->planar; j++) {
+    // each body's 6 x 6 inertia is inverted: a rod (no inertia about its axis) or a point mass
+    // cannot be, though the tree's mass matrix may be regular
+    const double* I = m->body_inertia + 9 * j;
+    const double tr = (I[0] + I[4] + I[8]) / 3;
+    const double det = I[0] * (I[4] * I[8] - I[5] * I[7]) - I[1] * (I[3] * I[8] - I[5] * I[6]) +
+                       I[2] * (I[3] * I[7] - I[4] * I[6]);
+    if (!(m->body_mass[j] > 0) || !(det > 1e-9 * tr * tr * tr)) {
+      return HY_FAIL(err, HY_ERR_MODEL,
+                     "formulation %s needs every body's mass and inertia positive definite in "
+                     "3-D models: body '%s' of model '%s' has none about some axis (a rod or a "
+                     "point mass)",
+                     name, m->body_name + (size_t)j * HY_NAME_MAX, m->name);
+    }
+  }
+  for (int j = 0; j < m->sizes.nbody; j++) {
+    if (m->jnt_type[j] != HY_JOINT_REVOLUTE && m->jnt_type[j] != HY_JOINT_PRISMATIC) {
+      return HY_FAIL(err, HY_ERR_MODEL,
+                     "formulation %s runs revolute and prismatic joints so far: joint '%s' of "
+                     "model '%s' is neither",
+                     name, m->jnt_name + (size_t)j * HY_NAME_MAX, m->name);
+    }
   }
   if (m->sizes.nnh > 0) {
     return HY_FAIL(err, HY_ERR_MODEL,
