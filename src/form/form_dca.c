@@ -114,7 +114,7 @@ static size_t dca_size(const hy_model* m) {
   const size_t nr = loop_rows(m, chains);
   const size_t node = m->planar ? sizeof(dca_node3) : sizeof(dca_node6);
   return hy_arena_need(sizeof(dca)) + hy_arena_need(node_count(m, chains) * node) +
-         4 * hy_ints(nc + 1) + 3 * hy_ints(nb + 1) + hy_doubles(6 * nb) +
+         4 * hy_ints(nc + 1) + 4 * hy_ints(nb + 1) + hy_doubles(6 * nb) +
          hy_ints(2 * (size_t)m->sizes.ncut + 1) + hy_doubles(nr * nr + 1) + hy_doubles(nr + 1) +
          hy_ints(nr + 1);
 }
