@@ -614,8 +614,9 @@ HY_API const char* hy_builtin_name(int i);
 
 //----- built-in model families (scaling studies) -------------------------------------------
 
-// Largest N of the families chain-N and loop-N. The model itself grows linearly with N, but the
-// data of a model hold dense N x N matrices: about 64 N^2 bytes, 4.3 GB at N = 8192.
+// Largest N of the families chain-N and loop-N. The model itself grows linearly with N, and so
+// do the data of the O(N) formulations dca and hdca (about 2.3 kB a body); the data of the
+// others hold dense N x N matrices: about 64 N^2 bytes, 4.3 GB at N = 8192.
 #define HY_FAMILY_N_MAX 8192
 
 // Builds the built-in model family member `name` (shared/seeds/hdca_cases.md, see

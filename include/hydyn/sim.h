@@ -80,8 +80,11 @@ typedef struct hy_data {
   double* mrk_vel;   // marker velocities (m/s)                               (nmrk x 3)
 
   // open-tree dynamics, seed 000 Eq. 12; after a penalty or double-step step they hold the last
-  // Newton evaluation, one correction (below the tolerance) before the accepted state
-  double* M;  // M'(z), row-major                                        (nz x nz)
+  // Newton evaluation, one correction (below the tolerance) before the accepted state. The O(N)
+  // formulations dca and hdca form neither M' nor, while stepping, Q': their data have no M
+  // (NULL), so that they grow linearly with the bodies, and Q holds Q' only as the initial
+  // state's static check left it (zd = 0) or hy_state_set evaluated it
+  double* M;  // M'(z), row-major; NULL with dca and hdca                (nz x nz)
   double* Q;  // Q'(z, zd, t)                                            (nz)
 
   // closed loops (cut joints), seed 000 Sects. 2.2-2.3, and nonholonomic constraints
@@ -148,7 +151,8 @@ typedef struct hy_data {
   double work_ext;    // work done by the applied loads and force elements since t = 0 (J),
                       // trapezoidal in time
 
-  // how the data steps, chosen once by hy_data_make from the model's options (never auto)
+  // how the data steps, chosen once by hy_data_make from the model's options (never auto); the
+  // data keeps it, whatever the options say later, since its arrays are laid out for it
   hy_formulation formulation;
   hy_integrator integrator;
   char note[256];      // why, when the options left the choice to hydyn ("" otherwise)

@@ -134,6 +134,16 @@ typedef struct hy_form_ops {
   int (*hist_ok)(const hy_model* m, const double* buf);
 } hy_form_ops;
 
+// Whether a data stepped by ops keeps no dense matrix over the coordinates: an O(N) formulation
+// (no_mass_matrix) with no implicit residual and no step of its own, so that nothing forms M',
+// its factor, R_z, T, W, the Newton tangent or the reduced equations. Its data then leave those
+// arrays out (hy_data.M is NULL) and grow linearly with the bodies; the initial state takes
+// Q' alone and R_z's dependent rows (form_init.c). The one place that decides it: every size,
+// binding and evaluation that depends on it asks here.
+static inline int hy_form_no_dense(const hy_form_ops* ops) {
+  return ops->no_mass_matrix && !ops->residual && !ops->step;
+}
+
 extern const hy_form_ops hy_form_tree_ops;
 extern const hy_form_ops hy_form_penalty_ops;
 extern const hy_form_ops hy_form_doublestep_ops;

@@ -45,6 +45,30 @@ void hy_form_evaluate_vel(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hy
   hy_mech_dynamics(m, d, mw);
 }
 
+void hy_form_dynamics(hy_form* f) {
+  if (hy_form_no_dense(f->ops)) {
+    hy_mech_forces(f->m, f->d, f->mech);
+  } else {
+    hy_mech_dynamics(f->m, f->d, f->mech);
+  }
+}
+
+void hy_form_evaluate_state(hy_form* f) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  if (!hy_form_no_dense(f->ops)) {
+    hy_form_evaluate(m, d, f->mech, NULL);
+    return;
+  }
+  // hy_form_evaluate's stages, with Q' alone at their end
+  if (m->sizes.nvlv > 0) hy_hyd_spool_rates(m, d);
+  hy_mech_kinematics_pos(m, d, f->mech);
+  hy_mech_outputs(m, d, f->mech);
+  if (m->sizes.neq > 0) hy_mech_constraints_pos(m, d, f->mech);
+  evaluate_forces(m, d, f->mech, NULL, 1);
+  hy_mech_forces(m, d, f->mech);
+}
+
 void hy_form_powers(hy_form* f) {
   const hy_model* m = f->m;
   const hy_data* d = f->d;
@@ -115,7 +139,7 @@ hy_status hy_form_forward(hy_form* f) {
 }
 
 void hy_form_refresh(hy_form* f) {
-  hy_form_evaluate(f->m, f->d, f->mech, NULL);
+  hy_form_evaluate_state(f);
   hy_mech_energy_with_work(f->m, f->d, f->mech);
   hy_form_powers(f);
 }
@@ -218,46 +242,50 @@ int hy_form_keep_positions(const hy_form* f, const double* dz) {
 
 //----- sizes, binding, scratch ---------------------------------------------------------------
 
-size_t hy_form_size(const hy_model* m, const hy_form_ops* ops) {
+// Walks the layout of the shared arrays (with mem == NULL only counts their bytes), so that
+// sizing and binding cannot disagree. A formulation that keeps no dense matrix
+// (hy_form_no_dense) gets no R_z, W, T and jac_s: only the tangents, the reduced equations and
+// the linearization read them, and their nz x nz would be most of its data. They are NULL then.
+static size_t layout(hy_form* f, const hy_model* m, const hy_form_ops* ops, unsigned char* mem) {
   const size_t nz = (size_t)m->sizes.nz, neq = (size_t)m->sizes.neq;
   const size_t nc = (size_t)m->sizes.ncyl, nnh = (size_t)m->sizes.nnh;
-  return hy_ints(neq) + hy_doubles(neq * neq) + hy_ints(neq) + hy_doubles(nz * nz) +
-         hy_doubles(nz) + hy_doubles(nc * nz) + hy_doubles(nz * nz) + hy_doubles(nnh * nz) +
-         hy_doubles(nnh * nnh) + hy_ints(nnh) + hy_doubles(nz * nz) + hy_doubles(nz) +
-         ops->size(m);
+  const int dense = !hy_form_no_dense(ops);
+  hy_partition* pt = f ? &f->part : NULL;
+  size_t at = 0;
+#define TAKE(field, bytes) HY_LAYOUT_TAKE(mem, at, field, bytes)
+#define TAKE_DENSE(field, bytes) \
+  do {                           \
+    if (dense) {                 \
+      TAKE(field, bytes);        \
+    } else if (mem) {            \
+      (field) = NULL;            \
+    }                            \
+  } while (0)
+  TAKE(pt->rowsel, hy_ints(neq));
+  TAKE(pt->Pd, hy_doubles(neq * neq));
+  TAKE(pt->pivd, hy_ints(neq));
+  TAKE_DENSE(pt->Rz, hy_doubles(nz * nz));
+  TAKE(pt->S, hy_doubles(nz));
+  TAKE_DENSE(f->jac_s, hy_doubles(nc * nz));
+  TAKE_DENSE(f->W, hy_doubles(nz * nz));
+  TAKE(pt->Bbar, hy_doubles(nnh * nz));
+  TAKE(pt->Bf, hy_doubles(nnh * nnh));
+  TAKE(pt->Bpiv, hy_ints(nnh));
+  TAKE_DENSE(pt->T, hy_doubles(nz * nz));
+  TAKE(pt->SD, hy_doubles(nz));
+#undef TAKE_DENSE
+#undef TAKE
+  return at;
+}
+
+size_t hy_form_size(const hy_model* m, const hy_form_ops* ops) {
+  return layout(NULL, m, ops, NULL) + ops->size(m);
 }
 
 void hy_form_bind(hy_form* f, const hy_model* m, const hy_form_ops* ops, unsigned char* mem) {
-  const size_t nz = (size_t)m->sizes.nz, neq = (size_t)m->sizes.neq;
-  const size_t nc = (size_t)m->sizes.ncyl;
   f->ops = ops;
   f->m = m;
-  f->part.rowsel = (int*)mem;
-  mem += hy_ints(neq);
-  f->part.Pd = (double*)mem;
-  mem += hy_doubles(neq * neq);
-  f->part.pivd = (int*)mem;
-  mem += hy_ints(neq);
-  f->part.Rz = (double*)mem;
-  mem += hy_doubles(nz * nz);
-  f->part.S = (double*)mem;
-  mem += hy_doubles(nz);
-  f->jac_s = (double*)mem;
-  mem += hy_doubles(nc * nz);
-  f->W = (double*)mem;
-  mem += hy_doubles(nz * nz);
-  const size_t nnh = (size_t)m->sizes.nnh;
-  f->part.Bbar = (double*)mem;
-  mem += hy_doubles(nnh * nz);
-  f->part.Bf = (double*)mem;
-  mem += hy_doubles(nnh * nnh);
-  f->part.Bpiv = (int*)mem;
-  mem += hy_ints(nnh);
-  f->part.T = (double*)mem;
-  mem += hy_doubles(nz * nz);
-  f->part.SD = (double*)mem;
-  mem += hy_doubles(nz);
-  ops->bind(f, mem);
+  ops->bind(f, mem + layout(f, m, ops, mem));
 }
 
 size_t hy_form_scratch(const hy_model* m, const hy_form_ops* ops) {
@@ -267,12 +295,16 @@ size_t hy_form_scratch(const hy_model* m, const hy_form_ops* ops) {
   // the initial state's frames, nested at most this deep: a copy of z or zd; the partition's
   // full-pivoting LU (matrix and two permutations); the equilibrium forces (E, the g_k, the
   // right-hand side, the normal equations and their pivots); the reduced accelerations
-  // (Q' - M' S, M' R_z, the reduced right-hand side and mass matrix); a loop closure's vector
+  // (Q' - M' S, M' R_z, the reduced right-hand side and mass matrix), or for a formulation that
+  // keeps no dense matrix (hy_form_no_dense), which forms no reduced equations, R_z's dependent
+  // rows and a solve's vector (form_init.c); a loop closure's vector
+  const size_t reduced = hy_form_no_dense(ops) ? hy_doubles(neq * nz) + hy_doubles(neq)
+                                               : hy_doubles(nz) + hy_doubles(nz * nz) +
+                                                     hy_doubles(nz) + hy_doubles(nz * nz);
   const size_t shared = hy_doubles(nz) + hy_doubles(neq * nz) + hy_ints(neq) + hy_ints(nz) +
                         hy_doubles(nz * neqf) + hy_doubles(neqf * nz) + hy_doubles(nz) +
-                        hy_doubles(neqf * neqf) + hy_doubles(neqf) + hy_ints(neqf) +
-                        hy_doubles(nz) + hy_doubles(nz * nz) + hy_doubles(nz) +
-                        hy_doubles(nz * nz) + hy_doubles(neq) + hy_doubles(nc);
+                        hy_doubles(neqf * neqf) + hy_doubles(neqf) + hy_ints(neqf) + reduced +
+                        hy_doubles(neq) + hy_doubles(nc);
   // the choice of x_ad: full-pivoting LU of B R_z and its permutations, and two vectors
   const size_t nnh = (size_t)m->sizes.nnh;
   const size_t nh = nnh > 0 ? hy_doubles(nnh * nz) + hy_ints(nnh) + hy_ints(nz) +

@@ -20,6 +20,12 @@ void hy_form_evaluate(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_wo
 // current z; the bias Phi_z_dot zd only when with_bias (the penalty iterations do not use it).
 void hy_form_evaluate_vel(const hy_model* m, hy_data* d, hy_mech_work* mw, hy_hyd_work* hw,
                           int with_bias);
+// The open-tree dynamics at the kinematics in d as f's formulation keeps them: M' and Q'
+// (hy_mech_dynamics), or Q' alone for one that keeps no dense matrix (hy_form_no_dense).
+void hy_form_dynamics(hy_form* f);
+// hy_form_evaluate(f->m, f->d, f->mech, NULL) with hy_form_dynamics at its end: what the initial
+// state, a restart and the refresh of a state set from outside evaluate.
+void hy_form_evaluate_state(hy_form* f);
 // After the kinematics of an accepted state: the mechanics' output-only arrays, force geometry,
 // cylinder forces and force magnitudes (for powers and records), energies and powers, without
 // the dynamics.
@@ -74,6 +80,12 @@ void hy_form_close_velocities(hy_form* f);
 // dependent block and the bias Phi_z_dot zd). With with_rz = 0 only S: R_z is kept, valid while
 // the positions and the factors are those it was formed with.
 void hy_form_velocity_transform(hy_form* f, int with_rz);
+// The rows of R_z (Eq. 14) of the r = nsel dependent coordinates alone, -Pd^-1 Phi_i, into Rd
+// (r x ndof, row j for coordinate d->part[ndof + j]; b: r doubles of scratch), from the factored
+// dependent block: with the identity rows of the independent coordinates they are all of R_z,
+// in O(r N) memory. What the initial state of a formulation that keeps no dense matrix
+// (hy_form_no_dense) projects with.
+void hy_form_rz_dependent(hy_form* f, double* Rd, double* b);
 // Accelerations of the reduced equations M'' zdd_i = Q'' (Eqs. 16-17) into d->zdd.
 hy_status hy_form_reduced_accelerations(hy_form* f);
 // Consistent accelerations of a closed-loop formulation at the state in d, after

@@ -30,17 +30,76 @@ static hy_status check_cylinders(const hy_model* m, hy_data* d) {
   return HY_OK;
 }
 
-// The directions of virtual displacement at the current evaluation (R_z factored): R_z's ndof
-// columns, or with nonholonomic constraints T's nv, which B also admits (the constraint carries
-// what acts across it, like the loops' reactions). The velocity transforms must be current.
-static const double* virtual_directions(hy_form* f, int* ncol) {
+// The directions of virtual displacement at the current evaluation: the columns of P (nz x ncol,
+// row-major) or, for a formulation that keeps no dense matrix (hy_form_no_dense), of R_z given
+// by its dependent rows alone (rd, hy_form_rz_dependent): the unit vector of independent
+// coordinate part[a] plus rd's column a on the dependent ones.
+typedef struct directions {
+  const double* P;
+  const double* rd;
+  int ncol;
+} directions;
+
+// R_z's ndof columns, or with nonholonomic constraints T's nv, which B also admits (the
+// constraint carries what acts across it, like the loops' reactions). The dependent block must
+// be factored, and for P the velocity transforms current; rd comes from the arena (the caller's
+// frame).
+static hy_status virtual_directions(hy_form* f, directions* v) {
+  const hy_data* d = f->d;
+  if (hy_form_no_dense(f->ops)) {
+    // without B: such a formulation runs no nonholonomic constraints (hy_form_dca_check), whose
+    // T would be nz x nv
+    if (f->m->sizes.nnh > 0) {
+      return HY_FAIL(&f->d->err, HY_ERR_MODEL, "formulation %s cannot run nonholonomic constraints",
+                     f->ops->name);
+    }
+    const int r = f->part.nsel;
+    v->P = NULL;
+    v->rd = NULL;
+    v->ncol = d->ndof;
+    if (r == 0) return HY_OK;
+    double* rd = hy_form_scratch_doubles(f, (size_t)r * (size_t)d->ndof);
+    double* b = hy_form_scratch_doubles(f, (size_t)r);
+    if (!rd || !b) return HY_ERR_ARENA;
+    hy_form_rz_dependent(f, rd, b);
+    v->rd = rd;
+    return HY_OK;
+  }
+  v->rd = NULL;
   if (f->m->sizes.nnh > 0 && hy_form_nh_factor(f) == HY_OK) {
     hy_form_nh_transform(f);
-    *ncol = f->part.nv;
-    return f->part.T;
+    v->ncol = f->part.nv;
+    v->P = f->part.T;
+    return HY_OK;
   }
-  *ncol = f->d->ndof;
-  return f->part.Rz;
+  v->ncol = d->ndof;
+  v->P = f->part.Rz;
+  return HY_OK;
+}
+
+// Direction a of v times x (nz). With rd, the terms of the whole column's product that are not
+// zero, in the same order (the dependent coordinates ascend in part, and the independent one's
+// entry is 1): the same sum, bit for bit.
+static double along(const hy_form* f, const directions* v, int a, const double* x) {
+  const int nz = f->m->sizes.nz, nf = v->ncol;
+  double s = 0;
+  if (v->P) {
+    for (int i = 0; i < nz; i++) s += v->P[i * nf + a] * x[i];
+    return s;
+  }
+  const int* part = f->d->part;
+  const int k = part[a], r = v->rd ? f->part.nsel : 0;
+  int own = 0;
+  for (int j = 0; j < r; j++) {
+    const int i = part[nf + j];
+    if (!own && k < i) {
+      s += x[k];
+      own = 1;
+    }
+    s += v->rd[j * nf + a] * x[i];
+  }
+  if (!own) s += x[k];
+  return s;
 }
 
 // Static forces of the `equilibrium` elements (actuators and cylinders initialised from
@@ -78,15 +137,19 @@ static hy_status equilibrium_forces(hy_form* f, double* zd_keep) {
   for (int k = 0; k < m->sizes.nfrc; k++) {
     if (m->frc_equilibrium[k]) d->frc_force[k] = 0;
   }
-  hy_mech_dynamics(m, d, f->mech);
+  hy_form_dynamics(f);
   if (m->sizes.neq > 0 && hy_form_factor_dependent(f) != HY_OK) {
     memcpy(d->zd, zd_keep, sizeof(double) * (size_t)nz);
     return HY_FAIL(&d->err, HY_ERR_SINGULAR, "the loop-closure Jacobian is singular at t = 0");
   }
-  hy_form_velocity_transform(f, 1);
+  if (!hy_form_no_dense(f->ops)) hy_form_velocity_transform(f, 1);
   // E F = -R_z^T Q'_0 with E[:, e] = R_z^T g_k (nf x neqf), in least squares: E^T E F = E^T rhs
-  int ncol = nf;
-  const double* Rz = virtual_directions(f, &ncol);
+  directions dir;
+  hy_status st = virtual_directions(f, &dir);
+  if (st != HY_OK) {
+    memcpy(d->zd, zd_keep, sizeof(double) * (size_t)nz);
+    return st;
+  }
   double* E = hy_form_scratch_doubles(f, (size_t)nf * (size_t)neqf);
   double* g_all = hy_form_scratch_doubles(f, (size_t)neqf * (size_t)nz);
   double* rhs = hy_form_scratch_doubles(f, (size_t)nf);
@@ -94,11 +157,7 @@ static hy_status equilibrium_forces(hy_form* f, double* zd_keep) {
   double* b = hy_form_scratch_doubles(f, (size_t)neqf);
   int* piv = hy_form_scratch_ints(f, (size_t)neqf);
   if (!E || !g_all || !rhs || !N || !b || !piv) return HY_ERR_ARENA;
-  for (int a = 0; a < nf; a++) {
-    double s = 0;
-    for (int i = 0; i < nz; i++) s += Rz[i * nf + a] * d->Q[i];
-    rhs[a] = -s;
-  }
+  for (int a = 0; a < nf; a++) rhs[a] = -along(f, &dir, a, d->Q);
   int e = 0;
   int which[64];
   for (int k = 0; k < m->sizes.nfrc && e < 64; k++) {
@@ -106,11 +165,7 @@ static hy_status equilibrium_forces(hy_form* f, double* zd_keep) {
     which[e] = k;
     double* g = g_all + (size_t)e * nz;
     hy_form_length_jacobian(m, d, k, g);
-    for (int a = 0; a < nf; a++) {
-      double s = 0;
-      for (int i = 0; i < nz; i++) s += Rz[i * nf + a] * g[i];
-      E[a * neqf + e] = s;
-    }
+    for (int a = 0; a < nf; a++) E[a * neqf + e] = along(f, &dir, a, g);
     e++;
   }
   for (int i = 0; i < neqf; i++) {
@@ -124,7 +179,7 @@ static hy_status equilibrium_forces(hy_form* f, double* zd_keep) {
     }
   }
   int col = -1;
-  hy_status st = hy_lu_factor(neqf, N, piv, &col);
+  st = hy_lu_factor(neqf, N, piv, &col);
   memcpy(d->zd, zd_keep, sizeof(double) * (size_t)nz);
   if (st != HY_OK) {
     return HY_FAIL(&d->err, HY_ERR_MODEL,
@@ -149,25 +204,28 @@ static hy_status equilibrium_forces(hy_form* f, double* zd_keep) {
   return HY_OK;
 }
 
-// Largest generalized force R_z^T Q' (T^T Q' with nonholonomic constraints) left with zd = 0 at the current positions and forces.
-static void static_residual(hy_form* f, double* zd_keep) {
+// Largest generalized force R_z^T Q' (T^T Q' with nonholonomic constraints) left with zd = 0 at
+// the current positions and forces. A formulation that keeps no dense matrix takes Q' alone and
+// R_z's dependent rows (O(N) memory): the same numbers, bit for bit.
+static hy_status static_residual(hy_form* f, double* zd_keep) {
   const hy_model* m = f->m;
   hy_data* d = f->d;
   const int nz = m->sizes.nz;
+  const size_t mark = hy_arena_mark(f->arena);
   memcpy(zd_keep, d->zd, sizeof(double) * (size_t)nz);
   memset(d->zd, 0, sizeof(double) * (size_t)nz);
-  hy_form_evaluate(m, d, f->mech, NULL);
+  hy_form_evaluate_state(f);
   if (m->sizes.neq > 0) hy_form_factor_dependent(f);
-  hy_form_velocity_transform(f, 1);
-  int nf;
-  const double* P = virtual_directions(f, &nf);
+  if (!hy_form_no_dense(f->ops)) hy_form_velocity_transform(f, 1);
+  directions dir;
+  const hy_status st = virtual_directions(f, &dir);
   d->static_residual = 0;
-  for (int a = 0; a < nf; a++) {
-    double s = 0;
-    for (int i = 0; i < nz; i++) s += P[i * nf + a] * d->Q[i];
-    d->static_residual = fmax(d->static_residual, fabs(s));
+  for (int a = 0; a < dir.ncol && st == HY_OK; a++) {
+    d->static_residual = fmax(d->static_residual, fabs(along(f, &dir, a, d->Q)));
   }
   memcpy(d->zd, zd_keep, sizeof(double) * (size_t)nz);
+  hy_arena_release(f->arena, mark);
+  return st;
 }
 
 // Closes the loops from the given coordinates keeping the independent ones, chooses the
@@ -186,7 +244,7 @@ static hy_status close_initial_loops(hy_form* f, double* z_given) {
   for (int i = 0; i < nz; i++) {
     d->assembly_shift = fmax(d->assembly_shift, fabs(d->z[i] - z_given[i]));
   }
-  hy_form_evaluate(m, d, f->mech, NULL);
+  hy_form_evaluate_state(f);
   HY_TRY(hy_form_select_partition(f));
   d->rank = f->part.nsel;
   HY_TRY(hy_form_select_initial_partition(f));
@@ -205,7 +263,7 @@ static hy_status close_initial_loops(hy_form* f, double* z_given) {
 static hy_status initial_nonholonomic(hy_form* f) {
   const hy_model* m = f->m;
   hy_data* d = f->d;
-  hy_form_evaluate(m, d, f->mech, NULL);
+  hy_form_evaluate_state(f);
   if (m->sizes.neq > 0 && hy_form_factor_dependent(f) != HY_OK) {
     return HY_FAIL(&d->err, HY_ERR_SINGULAR, "the loop-closure Jacobian is singular at t = 0");
   }
@@ -229,7 +287,7 @@ hy_status hy_form_initial_state(hy_form* f) {
   for (int v = 0; v < m->sizes.nvol; v++) d->p[v] = isnan(m->vol_p0[v]) ? 0 : m->vol_p0[v];
   for (int v = 0; v < m->sizes.nvlv; v++) d->U[v] = m->vlv_U0[v];
   for (int k = 0; k < m->sizes.nfric; k++) d->w[k] = 0;  // hy_hyd_initial_state sets them last
-  hy_form_evaluate(m, d, f->mech, NULL);
+  hy_form_evaluate_state(f);
   // choose the partition, close the loops from the given coordinates keeping the independent
   // ones, and choose again at the closed configuration
   hy_status st = hy_form_select_partition(f);
@@ -242,7 +300,7 @@ hy_status hy_form_initial_state(hy_form* f) {
   if (st == HY_OK) {
     d->stats.npartition = 1;
     if (m->sizes.ncyl > 0) {
-      hy_form_evaluate(m, d, f->mech, NULL);
+      hy_form_evaluate_state(f);
       st = check_cylinders(m, d);
     }
   }
@@ -251,7 +309,7 @@ hy_status hy_form_initial_state(hy_form* f) {
     st = hy_hyd_initial_state(m, d);
     if (st != HY_OK) d->err.code = st;
   }
-  if (st == HY_OK) static_residual(f, keep);
+  if (st == HY_OK) st = static_residual(f, keep);
   hy_arena_release(f->arena, mark);
   if (st != HY_OK) return st;
   return f->ops->start(f);
@@ -260,7 +318,7 @@ hy_status hy_form_initial_state(hy_form* f) {
 hy_status hy_form_restart(hy_form* f) {
   const hy_model* m = f->m;
   hy_data* d = f->d;
-  hy_form_evaluate(m, d, f->mech, NULL);
+  hy_form_evaluate_state(f);
   if (m->sizes.neq > 0) {
     HY_TRY(hy_form_select_initial_partition(f));
     if (hy_form_factor_dependent(f) != HY_OK) {

@@ -420,6 +420,20 @@ void hy_form_velocity_transform(hy_form* f, int with_rz) {
   if (scratch) hy_arena_release(f->arena, mark);
 }
 
+void hy_form_rz_dependent(hy_form* fm, double* Rd, double* b) {
+  const hy_data* d = fm->d;
+  const hy_partition* pt = &fm->part;
+  const int r = pt->nsel, f = d->ndof;
+  const size_t nz = (size_t)fm->m->sizes.nz;
+  // rz_dependent_rows_n's solves, stored by dependent coordinate instead of into R_z's rows
+  for (int c = 0; c < f; c++) {
+    const int k = d->part[c];
+    for (int i = 0; i < r; i++) b[i] = -d->phi_z[(size_t)pt->rowsel[i] * nz + (size_t)k];
+    hy_lu_solve(r, pt->Pd, pt->pivd, b);
+    for (int j = 0; j < r; j++) Rd[(size_t)j * (size_t)f + (size_t)c] = b[j];
+  }
+}
+
 hy_status hy_form_reduced_accelerations(hy_form* fm) {
   const hy_model* m = fm->m;
   hy_data* d = fm->d;

@@ -26,7 +26,8 @@ typedef struct hy_mech_work {
                      // at the last position stage                          (nbody x 3)
   double* plane_rec; // planar: each subtree's inertia and load and the joint's
                      // planar b, summed from the leaves                     (nbody x 10)
-  double* Mfac;      // Cholesky factor of M'                                 (nz x nz)
+  double* Mfac;      // Cholesky factor of M' (hy_mech_accelerations); NULL when
+                     // bound without it (hy_mech_work_size)                  (nz x nz)
   double* load_val;  // applied load vectors at the current time              (nload x 3)
   double* jnt_P;     // joint points on the parents, inertial frame (3-D path) (nbody x 3)
   double* turn_ref;  // planar: a turn angle of each body with its cos and sin
@@ -69,10 +70,11 @@ typedef struct hy_mech_work {
 #define HY_MECH_UNROLL_8
 #endif
 
-// Doubles the work arrays need.
-size_t hy_mech_work_size(const hy_model* m);
-// Carves the work arrays out of `buf` (hy_mech_work_size doubles).
-void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf);
+// Doubles the work arrays need; with_mfac 0 leaves out the factor of M' (Mfac, nz x nz), which
+// only hy_mech_accelerations uses, for a data whose formulation never forms M'.
+size_t hy_mech_work_size(const hy_model* m, int with_mfac);
+// Carves the work arrays out of `buf` (hy_mech_work_size doubles, the same with_mfac).
+void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf, int with_mfac);
 // n^T J n of body j of a planar model: its inertia about the axis through its centre of mass
 // along the plane normal, which turns about that normal do not change.
 double hy_mech_inertia_about_normal(const hy_model* m, int j);
@@ -114,6 +116,10 @@ void hy_mech_dynamics(const hy_model* m, hy_data* d, hy_mech_work* w);
 // The same with 3-D spatial quantities, for any model: the reference the planar path is tested
 // against.
 void hy_mech_dynamics_general(const hy_model* m, hy_data* d, hy_mech_work* w);
+// Q' alone into d->Q, the same bits as hy_mech_dynamics gives, without M' (d->M is not
+// touched and may be NULL): O(nbody) time and memory, for the data of the formulations that
+// keep no M' (the static forces and residual of their initial state).
+void hy_mech_forces(const hy_model* m, hy_data* d, hy_mech_work* w);
 // Solves M' zdd = Q' and fills body accelerations (Eq. 3). Returns HY_ERR_SINGULAR with a
 // message in d->err when M' is not positive definite (a massless subtree, say).
 hy_status hy_mech_accelerations(const hy_model* m, hy_data* d, hy_mech_work* w);

@@ -173,10 +173,11 @@ static HY_ALWAYS_INLINE void body_record(const hy_model* m, const hy_data* d, co
 // dynamics_planar on a chain (w->chain) of nb bodies: body i hangs from i - 1 and owns
 // coordinate i, so one pass from the leaf to the root, with the subtree below in hand, gives
 // row i of M' and Q'_i, and the ancestors of i are i - 1, ..., 0. A sized kernel (HY_SIZED): with
-// nb a constant the passes unroll, and the records stay in registers.
+// nb a constant the passes unroll, and the records stay in registers. with_M a constant: 0 gives
+// Q' alone, the same bits, in O(nb).
 static HY_ALWAYS_INLINE void chain_planar_n(int nb, const hy_model* m, hy_data* d,
                                             const hy_mech_work* w, const plane_axes* ax,
-                                            double grav1, double grav2, int xy) {
+                                            double grav1, double grav2, int xy, int with_M) {
   const double* jb = d->jnt_b;
   double* restrict M = d->M;
   double* restrict Q = d->Q;
@@ -213,6 +214,10 @@ HY_MECH_UNROLL_8
       n_b += r[PLANAR_LOAD + 2];
     }
     const double b1 = r[PLANAR_B], b2 = r[PLANAR_B + 1], b3 = r[PLANAR_B + 2];
+    if (!with_M) {
+      Q[i] = b1 * f1_b + b2 * f2_b + b3 * n_b;
+      continue;
+    }
     // planar_inertia_mulv
     const double Mcb0 = m_b * b1 - c2_b * b3;
     const double Mcb1 = m_b * b2 + c1_b * b3;
@@ -232,9 +237,10 @@ HY_MECH_UNROLL_8
 
 // M' and Q' of a planar model, equal to those of hy_mech_dynamics_general up to round-off.
 // Always inlined with xy = m->plane_xy[0] a constant, once for each value
-// (hy_mech_dynamics_planar), so that each gets a loop of its own without tests inside.
-static HY_ALWAYS_INLINE void dynamics_planar(const hy_model* m, hy_data* d, hy_mech_work* w,
-                                             int xy) {
+// (hy_mech_dynamics_planar), so that each gets a loop of its own without tests inside; with_M a
+// constant too: 0 gives Q' alone (hy_mech_forces_planar), the same bits, and leaves M' alone.
+static HY_ALWAYS_INLINE void dynamics_planar(const hy_model* m, hy_data* d, hy_mech_work* w, int xy,
+                                             int with_M) {
   const int nb = m->sizes.nbody, nz = m->sizes.nz;
   const int* parent = m->body_parent;
   const int* zadr = m->jnt_zadr;
@@ -249,7 +255,11 @@ static HY_ALWAYS_INLINE void dynamics_planar(const hy_model* m, hy_data* d, hy_m
   if (m->sizes.nload > 0) hy_mech_eval_loads(m, d->time, w->load_val);
 
   if (w->chain) {
-    HY_SIZED(nb, chain_planar_n, m, d, w, &ax, grav1, grav2, xy);
+    if (with_M) {
+      HY_SIZED(nb, chain_planar_n, m, d, w, &ax, grav1, grav2, xy, 1);
+    } else {
+      chain_planar_n(nb, m, d, w, &ax, grav1, grav2, xy, 0);
+    }
     return;
   }
 
@@ -261,18 +271,20 @@ static HY_ALWAYS_INLINE void dynamics_planar(const hy_model* m, hy_data* d, hy_m
 
   // from the leaves to the root: a record is complete when its turn comes, since descendants
   // have larger indices; then M'_ik = b_i^T Mc_i b_k for i and its ancestors k, Q'_i = b_i^T Qc_i
-  memset(M, 0, sizeof(double) * (size_t)nz * (size_t)nz);
+  if (with_M) memset(M, 0, sizeof(double) * (size_t)nz * (size_t)nz);
   for (int i = nb - 1; i >= 0; i--) {
     const double* r = rec + PLANAR_SIZE * i;
     const int zi = zadr[i];
     const double* bi = r + PLANAR_B;
-    double Mcb[3];
-    planar_inertia_mulv(Mcb, r + PLANAR_INERTIA, bi);
-    for (int k = i; k >= 0; k = parent[k]) {
-      const int zk = zadr[k];
-      const double v = hy_v3_dot(rec + PLANAR_SIZE * k + PLANAR_B, Mcb);
-      M[zi * nz + zk] = v;
-      M[zk * nz + zi] = v;
+    if (with_M) {
+      double Mcb[3];
+      planar_inertia_mulv(Mcb, r + PLANAR_INERTIA, bi);
+      for (int k = i; k >= 0; k = parent[k]) {
+        const int zk = zadr[k];
+        const double v = hy_v3_dot(rec + PLANAR_SIZE * k + PLANAR_B, Mcb);
+        M[zi * nz + zk] = v;
+        M[zk * nz + zi] = v;
+      }
     }
     Q[zi] = hy_v3_dot(bi, r + PLANAR_LOAD);
     const int p = parent[i];
@@ -282,9 +294,17 @@ static HY_ALWAYS_INLINE void dynamics_planar(const hy_model* m, hy_data* d, hy_m
 
 void hy_mech_dynamics_planar(const hy_model* m, hy_data* d, hy_mech_work* w) {
   if (m->plane_xy[0]) {
-    dynamics_planar(m, d, w, 1);
+    dynamics_planar(m, d, w, 1, 1);
   } else {
-    dynamics_planar(m, d, w, 0);
+    dynamics_planar(m, d, w, 0, 1);
+  }
+}
+
+void hy_mech_forces_planar(const hy_model* m, hy_data* d, hy_mech_work* w) {
+  if (m->plane_xy[0]) {
+    dynamics_planar(m, d, w, 1, 0);
+  } else {
+    dynamics_planar(m, d, w, 0, 0);
   }
 }
 

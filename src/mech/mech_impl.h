@@ -36,6 +36,8 @@ void hy_mech_kinematics_vel_xy_tree(const hy_model* m, hy_data* d, hy_mech_work*
 
 // M' and Q' of a planar model (any plane).
 void hy_mech_dynamics_planar(const hy_model* m, hy_data* d, hy_mech_work* w);
+// Its Q' alone (hy_mech_forces).
+void hy_mech_forces_planar(const hy_model* m, hy_data* d, hy_mech_work* w);
 // Kinetic and potential energy of a planar model, with the inertias about the normal computed
 // on the spot, or taken from w->body_Jn.
 void hy_mech_energy_planar(const hy_model* m, hy_data* d);

@@ -14,15 +14,14 @@
 
 static size_t applied_items(const hy_model* m) { return (size_t)hy_mech_applied_count(m); }
 
-size_t hy_mech_work_size(const hy_model* m) {
+size_t hy_mech_work_size(const hy_model* m, int with_mfac) {
   const size_t nb = (size_t)m->sizes.nbody, nz = (size_t)m->sizes.nz;
   // a double for each int too: body_kind (nb), app_adr (nb + 1), app_item and app_mrk, mrk_adr
   // (nb + 1) and mrk_on (nmrk)
   return nb * (2 * HY_MECH_INERTIA_SIZE + 6 + 6 + 6 + 3 + 3 + 1 + 1 + HY_MECH_TURN_SIZE +
                HY_MECH_PLANAR_RECORD) +
-         nz * nz +
-         3 * (size_t)m->sizes.nload + nb + 1 + 2 * applied_items(m) + nb + 1 +
-         (size_t)m->sizes.nmrk;
+         (with_mfac ? nz * nz : 0) + 3 * (size_t)m->sizes.nload + nb + 1 + 2 * applied_items(m) +
+         nb + 1 + (size_t)m->sizes.nmrk;
 }
 
 // app_adr, app_item and app_mrk: the applied items sorted by body (a counting sort, which keeps
@@ -75,7 +74,7 @@ static void bind_markers(const hy_model* m, hy_mech_work* w) {
   w->mrk_adr[0] = 0;
 }
 
-void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf) {
+void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf, int with_mfac) {
   const size_t nb = (size_t)m->sizes.nbody, nz = (size_t)m->sizes.nz;
   w->body_M = buf;
   buf += HY_MECH_INERTIA_SIZE * nb;
@@ -91,8 +90,8 @@ void hy_mech_work_bind(const hy_model* m, hy_mech_work* w, double* buf) {
   buf += HY_MECH_TURN_SIZE * nb;
   w->plane_rec = buf;
   buf += HY_MECH_PLANAR_RECORD * nb;
-  w->Mfac = buf;
-  buf += nz * nz;
+  w->Mfac = with_mfac ? buf : NULL;
+  buf += with_mfac ? nz * nz : 0;
   w->jnt_P = buf;
   buf += 3 * nb;
   w->turn_ref = buf;

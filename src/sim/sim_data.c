@@ -9,7 +9,10 @@
 #include "sim/sim.h"
 
 // Lays the arrays out from base (when not NULL) and returns the bytes they take, so that sizing
-// and binding cannot disagree.
+// and binding cannot disagree. A formulation that keeps no dense matrix (hy_form_no_dense: dca,
+// hdca) gets no M' (d->M NULL) and no factor of it, as it gets no R_z, W and T (hy_form_size)
+// and no Newton matrices (it refuses the trapezoidal rule, hy_integ_size): its data grow
+// linearly with the bodies.
 static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator integ, hy_data* d,
                      hy_work* w, unsigned char* base) {
   const hy_sizes* sz = &m->sizes;
@@ -18,6 +21,7 @@ static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator in
   const size_t ncon = neq + (size_t)sz->nnh;
   const size_t nv = (size_t)sz->nvol, nvl = (size_t)sz->nvlv, nc = (size_t)sz->ncyl;
   const size_t nw = (size_t)sz->nfric;
+  const int dense = !hy_form_no_dense(ops);
   size_t at = 0;
 #define TAKE(field, bytes) HY_LAYOUT_TAKE(base, at, field, bytes)
   TAKE(d->z, hy_doubles(nz));
@@ -34,7 +38,11 @@ static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator in
   TAKE(d->jnt_d, hy_doubles(6 * nb));
   TAKE(d->mrk_pos, hy_doubles(3 * nm));
   TAKE(d->mrk_vel, hy_doubles(3 * nm));
-  TAKE(d->M, hy_doubles(nz * nz));
+  if (dense) {
+    TAKE(d->M, hy_doubles(nz * nz));
+  } else if (base) {
+    d->M = NULL;
+  }
   TAKE(d->Q, hy_doubles(nz));
   TAKE(d->phi, hy_doubles(neq));
   TAKE(d->phi_z, hy_doubles(ncon * nz));
@@ -68,8 +76,8 @@ static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator in
   TAKE(d->cyl_F_fric, hy_doubles(nc));
   TAKE(d->part, hy_ints(nz));
 #undef TAKE
-  if (base) hy_mech_work_bind(m, &w->mech, (double*)(base + at));
-  at += hy_doubles(hy_mech_work_size(m));
+  if (base) hy_mech_work_bind(m, &w->mech, (double*)(base + at), dense);
+  at += hy_doubles(hy_mech_work_size(m, dense));
   if (base) hy_hyd_work_bind(m, &w->hyd, (double*)(base + at));
   at += hy_doubles(hy_hyd_work_size(m));
   if (base) hy_form_bind(&w->form, m, ops, base + at);
@@ -131,11 +139,14 @@ hy_status hy_data_make(const hy_model* m, hy_data** out, hy_error* err) {
   char note[256];
   HY_TRY(hy_form_choose(m, &ops, &integ, note, sizeof note, err));
   // the work memory before anything is allocated: refused above the model's limit. Beyond
-  // SIZE_SAFE the byte counts could overflow, and a lower bound (the mass matrix, nz^2 doubles,
-  // which every formulation keeps) refuses already.
+  // SIZE_SAFE the byte counts could overflow, and a lower bound refuses already: the mass
+  // matrix, nz^2 doubles, or without dense matrices (hy_form_no_dense) the body kinematics of
+  // hy_data, 39 doubles a body.
   if (!sizes_safe(&m->sizes)) {
     char need[32], limit[32];
-    format_bytes(8.0 * m->sizes.nz * (double)m->sizes.nz, need, sizeof need);
+    const double nz = m->sizes.nz;
+    format_bytes(hy_form_no_dense(ops) ? 8.0 * 39 * m->sizes.nbody : 8.0 * nz * nz, need,
+                 sizeof need);
     format_bytes(m->opt.max_memory, limit, sizeof limit);
     return HY_FAIL(err, HY_ERR_NOMEM,
                    "the data of model '%s' would need at least %s of work memory (%d "

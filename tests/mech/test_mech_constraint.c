@@ -38,7 +38,7 @@ static test_data data_make(const hy_model* m) {
   const size_t nm = (size_t)m->sizes.nmrk, neq = (size_t)m->sizes.neq;
   const size_t nf = (size_t)m->sizes.nfrc;
   const size_t n = 3 * nz + nb * (3 + 9 + 3 + 6 + 6 + 6 + 6) + 6 * nm + neq * (nz + 3) + 6 * nf +
-                   hy_mech_work_size(m) + 1;
+                   hy_mech_work_size(m, 1) + 1;
   t.d = calloc(1, sizeof *t.d);
   t.buf = calloc(n, sizeof(double));
   ck_assert_ptr_nonnull(t.d);
@@ -69,7 +69,7 @@ static test_data data_make(const hy_model* m) {
   TAKE_(d->frc_rate, nf)
   TAKE_(d->frc_dir, 3 * nf)
 #undef TAKE_
-  hy_mech_work_bind(m, &t.w, p);
+  hy_mech_work_bind(m, &t.w, p, 1);
   return t;
 }
 
