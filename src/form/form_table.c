@@ -87,6 +87,14 @@ hy_status hy_form_choose(const hy_model* m, const hy_form_ops** ops, hy_integrat
                    "semi-euler, rk4, dopri5, bs23 or adams, not the trapezoidal rule",
                    (*ops)->name);
   }
+  // symplectic Euler moves the coordinates by the new velocities, which a Hamiltonian state
+  // holds only as momenta (q_dot needs the velocity solve): it would add p to q
+  if (k == HY_INTEG_SEMI_EULER && (*ops)->velocities) {
+    return HY_FAIL(err, HY_ERR_MODEL,
+                   "formulation %s integrates momenta, not velocities: semi-euler cannot step "
+                   "it; use euler, rk4, dopri5, bs23 or adams",
+                   (*ops)->name);
+  }
   if (k != HY_INTEG_TRAPEZOIDAL && !is_explicit(k)) {
     return HY_FAIL(err, HY_ERR_ARG, "solver: unknown integrator %d", (int)o->integrator);
   }
