@@ -37,6 +37,7 @@
 #include "io/io.h"
 
 #include "bench_cosim.h"
+#include "bench_hdca.h"
 #include "bench_linear.h"
 #include "bench_scaling.h"
 
@@ -628,7 +629,7 @@ static void print_recording(const record_result* res, int reps) {
 static void usage(FILE* fp) {
   fputs(
       "usage: hydyn_bench [--reps N] [--results DIR] [--no-write] [--no-record] [--no-cosim]\n"
-      "                   [--scaling] [MODEL ...]\n"
+      "                   [--scaling] [--hdca-cases] [--hdca-dt SECONDS] [MODEL ...]\n"
       "\n"
       "Runs each MODEL (a model file, or the name of a built-in model or family member; none:\n"
       "every built-in model) for the model's t_end at its dt, N times (default 5): open trees\n"
@@ -645,14 +646,20 @@ static void usage(FILE* fp) {
       "run (goal 200x) and the achievable H of each configuration by the takeoff rule of\n"
       "docs/cosim.md (goal for the best: 10 ms; --no-cosim leaves it out), and, when four-bar-3d\n"
       "is run, the time of its reduced Jacobian beside the counterpart's (goal: 20 us), and with\n"
-      "--scaling the cost of one evaluation of chain-N's accelerations, N = 4 ... 4096, with the\n"
-      "divide-and-conquer formulation beside the tree formulation (docs/hdca.md). Writes\n"
-      "DIR/explicit.csv\n"
+      "--scaling the cost of one evaluation of the accelerations of chain-N and loop-N, N = 4\n"
+      "... 4096, with the divide-and-conquer formulations beside the tree formulation\n"
+      "(docs/hdca.md), written to DIR/scaling.csv. --hdca-cases runs hdca-case1..3 for 10 s with\n"
+      "dca and hdca, each by dopri5, bs23 and adams at tolerances 1e-3 ... 1e-9 (median wall of\n"
+      "3 runs, or of --reps N when given; about a minute) and prints and writes\n"
+      "DIR/hdca-cases.csv, the rows of shared/seeds/hdca_cases.md with rhs_evals, us_per_eval,\n"
+      "tolerance and status; --hdca-dt SECONDS gives their state every SECONDS (0 < SECONDS\n"
+      "<= 10) instead of every 1 ms, the models' dt. Writes DIR/explicit.csv\n"
       "(default DIR: " HY_BENCH_RESULTS_DIR
       "/<hostname>), comparing with the file it replaces (in a fresh\n"
       "build folder: with the committed record " HY_BENCH_RECORDS_DIR
       "/<hostname>/explicit.csv)\n"
-      "and keeping its rows of models not run this time. --model NAME is the same as NAME.\n",
+      "and keeping its rows of models not run this time. --no-write writes none of these\n"
+      "files. --model NAME is the same as NAME.\n",
       fp);
 }
 
@@ -674,7 +681,8 @@ static void model_label(const char* what, char* out, size_t size) {
 }
 
 int main(int argc, char** argv) {
-  int reps = 5, write = 1, record = 1, cosim = 1, scaling = 0;
+  int reps = 5, reps_given = 0, write = 1, record = 1, cosim = 1, scaling = 0, hdca_cases = 0;
+  double hdca_dt = 0;  // 0: the models' own dt
   const char* dir = NULL;
   static const char* models[MAX_ROWS];
   int nmodel = 0;
@@ -687,6 +695,7 @@ int main(int argc, char** argv) {
         return 2;
       }
       reps = (int)v;
+      reps_given = 1;
     } else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc && nmodel < MAX_ROWS) {
       models[nmodel++] = argv[++i];
     } else if (strcmp(argv[i], "--results") == 0 && i + 1 < argc) {
@@ -699,6 +708,15 @@ int main(int argc, char** argv) {
       cosim = 0;
     } else if (strcmp(argv[i], "--scaling") == 0) {
       scaling = 1;
+    } else if (strcmp(argv[i], "--hdca-cases") == 0) {
+      hdca_cases = 1;
+    } else if (strcmp(argv[i], "--hdca-dt") == 0 && i + 1 < argc) {
+      char* end;
+      hdca_dt = strtod(argv[++i], &end);
+      if (*end || !(hdca_dt > 0) || hdca_dt > 10) {
+        fprintf(stderr, "hydyn_bench: --hdca-dt must be a number of seconds in (0, 10]\n");
+        return 2;
+      }
     } else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
       usage(stdout);
       return 0;
@@ -845,7 +863,20 @@ int main(int argc, char** argv) {
   if (cosim && find_row(rows, nrow, "crane", HY_FORM_PENALTY) && bench_cosim(reps)) failed = 1;
   // the linearization's cost, when the 3-D four-bar is run
   if (find_row(rows, nrow, "four-bar-3d", HY_FORM_PENALTY) && bench_linear(reps)) failed = 1;
-  if (scaling && bench_scaling(reps)) failed = 1;
+  if (scaling || hdca_cases) {
+    char file[1024];
+    if (write && make_dirs(dir)) return 1;
+    if (scaling) {
+      snprintf(file, sizeof file, "%s/scaling.csv", dir);
+      if (bench_scaling(reps, write ? file : NULL)) failed = 1;
+    }
+    // the seed asks for the median of 3 runs; each of the 126 runs lasts up to a few tenths of
+    // a second, so the default 5 would only make the sweep longer
+    if (hdca_cases) {
+      snprintf(file, sizeof file, "%s/hdca-cases.csv", dir);
+      if (bench_hdca_cases(reps_given ? reps : 3, hdca_dt, write ? file : NULL)) failed = 1;
+    }
+  }
   if (write) {
     if (write_results(path, rows, nrow, &keep)) return 1;
     printf("\nwrote %s", path);

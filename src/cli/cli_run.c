@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/cli_case_row.h"
 #include "cli/cli_load.h"
 #include "hydyn/channels.h"
 #include "hydyn/hydyn.h"
@@ -110,13 +111,21 @@ static void run_usage(FILE* fp) {
       "  --every N            record every N-th step (default 1); t = 0 and the last step are\n"
       "                       always recorded\n"
       "  --quiet              no progress and no notes on standard error\n"
-      "  -h, --help           show this help\n"
+      "  -h, --help           show this help\n",
+      fp);
+  // (two strings: one would exceed the length C11 compilers must support)
+  fputs(
       "\n"
       "Options may also be written --name=value. The summary goes to standard output, or to\n"
-      "standard error when the CSV does. On a terminal, runs longer than a second show their\n"
-      "progress. SIGINT (Ctrl-C) or SIGTERM ends the run after its current step, with the\n"
-      "results file whole up to it. Exit status: 0 success, 1 model or run error, 2 bad\n"
-      "command line, 130 stopped by SIGINT, 143 stopped by SIGTERM.\n",
+      "standard error when the CSV does. A built-in HDCA family model (hdca-case1, hdca-case2,\n"
+      "hdca-case3, chain-N, loop-N) adds a line after it, the CSV row of its case\n"
+      "(shared/seeds/hdca_cases.md):\n"
+      "  case_row: engine,case,N,integrator,dt,steps,wall_s,us_per_step,\n"
+      "            max_loop_violation_m,max_energy_drift_J\n"
+      "On a terminal, runs longer than a second show their progress. SIGINT (Ctrl-C) or\n"
+      "SIGTERM ends the run after its current step, with the results file whole up to it.\n"
+      "Exit status: 0 success, 1 model or run error, 2 bad command line, 130 stopped by\n"
+      "SIGINT, 143 stopped by SIGTERM.\n",
       fp);
 }
 
@@ -851,6 +860,14 @@ int hy_cli_run(int argc, char** argv) {
   if (rc == HY_CLI_OK || rc > 128) {
     FILE* fp = csv_stdout ? stderr : stdout;
     fprintf(fp, "%s\n", summary.buf);
+    // the seed's CSV row (shared/seeds/hdca_cases.md), so that a run of a test case can be put
+    // beside other engines' without parsing the summary
+    hy_case_row row;
+    if (hy_case_row_of_run(m, d, &r, &row) == 0) {
+      char line[256];
+      hy_case_row_format(&row, line, sizeof line);
+      fprintf(fp, "case_row: %s\n", line);
+    }
   }
   recording_free(&rec);
   hy_data_free(d);
