@@ -427,6 +427,7 @@ typedef enum hy_option_key {
   HY_OPT_BAUMGARTE_OMEGA = 20, // baumgarte_omega
   HY_OPT_ODE_TOL = 21,         // tolerance
   HY_OPT_THREADS = 22,         // threads
+  HY_OPT_REACTIONS = 23,       // reactions
   HY_OPT_COUNT                 // number of keys (not one)
 } hy_option_key;
 

@@ -67,6 +67,9 @@ typedef struct hy_data {
   double* mom;    // the Hamiltonian formulation's (hdca) state beside z: each joint's canonical
                   // momentum, augmented by the loops' impulses (seed 004 Eqs. 5-8)    (nz)
   double* mom_d;  // its rates                                                       (nz)
+  double* jnt_react;  // with opt.reactions (dca, hdca): the force and moment [f; n] the parent
+                      // side exerts on body j through joint j, at the joint's point, inertial
+                      // frame (N, N m; seed 004 Sect. 3.4); else 0               (nbody x 6)
 
   // body kinematics in the inertial frame, filled by hy_forward
   double* body_pos;  // origin of the body frame (m)                          (nbody x 3)

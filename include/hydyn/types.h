@@ -226,13 +226,16 @@ typedef struct hy_option {
                               // local error, on every state (rtol = atol)
   int threads;                // dca, hdca: threads of the assembly and disassembly (OpenMP
                               // tasks); the results do not depend on it
+  int reactions;              // dca, hdca: 1 = each joint's reaction in hy_data.jnt_react (seed
+                              // 004 Sect. 3.4); hdca pays an acceleration-level solve for it
 } hy_option;
 
 // Defaults: gravity (0, -9.81, 0), dt = 1e-3 s, t_end = 10 s, integrator and formulation auto,
 // analytic tangent, alpha = 1e11, tol_pos = 1e-7, tol_p = 1e-2, tol_fric = 1e-7, max_iter = 25,
 // reuse_tangent = 1, partition_rcond = 0.1, time_steps = 0, strict_steps = 0, max_cuts = 12,
 // error control none, error_tol_pos = 1e-6, error_tol_p = 1e3, max_memory = 4 GiB,
-// baumgarte_xi = 1, baumgarte_omega = 10 rad/s, ode_tol = 1e-6, threads = 1.
+// baumgarte_xi = 1, baumgarte_omega = 10 rad/s, ode_tol = 1e-6, threads = 1,
+// reactions = 0.
 HY_API hy_option hy_option_default(void);
 
 // Names are at most this long, terminator included.

@@ -46,7 +46,7 @@ typedef struct run_args {
   long max_iter;
   int strict_steps, has_max_cuts, has_error_control, has_error_tol, has_error_tol_p;
   int has_max_memory;
-  int has_baumgarte_xi, has_baumgarte_omega, has_ode_tol, threads;
+  int has_baumgarte_xi, has_baumgarte_omega, has_ode_tol, threads, reactions;
   double baumgarte_xi, baumgarte_omega, ode_tol;
   long max_cuts;
   hy_error_control error_control;
@@ -86,6 +86,9 @@ static void run_usage(FILE* fp) {
       "                       0.1 (default 1e-6)\n"
       "  --threads N          dca, hdca: threads of the assembly (OpenMP), 1 to 256; the results\n"
       "                       are the same bits for any N (default 1)\n"
+      "  --reactions          dca, hdca: each joint's reaction force and moment, as channels\n"
+      "                       react_fx:JOINT ... react_mz:JOINT (hdca: one more solve per\n"
+      "                       evaluation)\n"
       "  --tangent NAME       analytic | fd: Newton tangent (trapezoidal)\n"
       "  --penalty ALPHA      penalty factor alpha (N/m), > 0 (penalty, ali1, ali3p)\n"
       "  --baumgarte-xi XI    ali1: xi of the Baumgarte-like terms, >= 0 (default 1)\n"
@@ -165,6 +168,10 @@ static int parse_args(int argc, char** argv, run_args* a) {
     }
     if (strcmp(arg, "--strict-steps") == 0) {
       a->strict_steps = 1;
+      continue;
+    }
+    if (strcmp(arg, "--reactions") == 0) {
+      a->reactions = 1;
       continue;
     }
     // Options with a value: "--name value" or "--name=value".
@@ -368,6 +375,7 @@ static void apply_options(const run_args* a, hy_model* m) {
   if (a->has_baumgarte_omega) m->opt.baumgarte_omega = a->baumgarte_omega;
   if (a->has_ode_tol) m->opt.ode_tol = a->ode_tol;
   if (a->threads > 0) m->opt.threads = a->threads;
+  if (a->reactions) m->opt.reactions = 1;
 }
 
 // Options that were given but that the data's formulation and integrator do not read: said,
@@ -684,7 +692,7 @@ static void format_settings(text* t, const hy_model* m, const hy_data* d, const 
   add(t, "error_control=%s\nerror_tol_position=%.17g\nerror_tol_pressure=%.17g\n",
       hy_error_control_name(o->error_control), o->error_tol_pos, o->error_tol_p);
   add(t, "baumgarte_xi=%.17g\nbaumgarte_omega=%.17g\n", o->baumgarte_xi, o->baumgarte_omega);
-  add(t, "tolerance=%.17g\nthreads=%d\n", o->ode_tol, o->threads);
+  add(t, "tolerance=%.17g\nthreads=%d\nreactions=%d\n", o->ode_tol, o->threads, o->reactions);
   add(t, "channels=%s\nevery=%ld\n", channels ? channels : "default", every);
 }
 

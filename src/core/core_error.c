@@ -111,6 +111,7 @@ hy_option hy_option_default(void) {
       .baumgarte_omega = 10,  // rad/s, the usual choice for ALI1 (seed 001 Sect. 2.1)
       .ode_tol = 1e-6,        // seed 004 Sect. 3: its delta = 1e-6 runs
       .threads = 1,
+      .reactions = 0,
   };
   return o;
 }

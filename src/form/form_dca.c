@@ -671,7 +671,38 @@ static hy_status solve(hy_form* f) {
   return solve6(f);
 }
 
-static hy_status dca_accelerations(hy_form* f) { return solve(f); }
+// Each joint's reaction after an acceleration-level solve (seed 004 Sect. 3.4): the force through
+// the joint that the parent side exerts on the child side, F_J of the joint's node, or the
+// root's handle-1 force for a chain's first joint, turned from the plane's [f_1; f_2; n] or
+// space's [f; n] into the inertial frame.
+static void store_reactions(hy_form* f) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  const dca* t = f->self;
+  for (int c = 0; c < t->nchain; c++) {
+    for (int j = t->first[c]; j >= 0; j = t->child[j]) {
+      const int node = t->jnode[j];
+      double* R = d->jnt_react + 6 * j;
+      if (!m->planar) {
+        const dca_node6* N = nodes6(t);
+        memcpy(R, node >= 0 ? N[node].FJ : N[t->root[c]].F1, 6 * sizeof(double));
+        continue;
+      }
+      const dca_node3* N = nodes3(t);
+      const double* F = node >= 0 ? N[node].FJ : N[t->root[c]].F1;
+      for (int i = 0; i < 3; i++) {
+        R[i] = F[0] * t->e1[i] + F[1] * t->e2[i];
+        R[3 + i] = F[2] * t->n[i];
+      }
+    }
+  }
+}
+
+static hy_status dca_accelerations(hy_form* f) {
+  HY_TRY(solve(f));
+  if (f->m->opt.reactions) store_reactions(f);
+  return HY_OK;
+}
 
 //----- HDCA: the Hamiltonian divide-and-conquer algorithm (seed 004) --------------------------
 // State (q, p): the joint coordinates and the joints' canonical momenta, augmented by the loops'
@@ -898,16 +929,39 @@ static void hdca_rates6(hy_form* f) {
 static hy_status hdca_velocities(hy_form* f) { return solve(f); }
 
 // The momenta's rates, after the velocities' kinematics and the forces at the state.
+// The reactions need forces, which HDCA's velocity-level solve does not give: DCA's solve at
+// the state, after the rates (it overwrites the nodes' momenta), on request only. Its
+// accelerations are kept in zdd.
+static hy_status hdca_reactions(hy_form* f) {
+  dca* t = f->self;
+  t->ham = 0;
+  const hy_status st = solve(f);
+  t->ham = 1;
+  HY_TRY(st);
+  store_reactions(f);
+  return HY_OK;
+}
+
+static void hdca_rates3(hy_form* f);
+
 static hy_status hdca_rates(hy_form* f) {
   const hy_model* m = f->m;
   hy_data* d = f->d;
-  dca* t = f->self;
-  // HDCA forms no accelerations (the records show 0)
+  // HDCA forms no accelerations (the records show 0, or DCA's with the reactions)
   memset(d->zdd, 0, sizeof(double) * (size_t)m->sizes.nz);
-  if (!m->planar) {
+  if (m->planar) {
+    hdca_rates3(f);
+  } else {
     hdca_rates6(f);
-    return HY_OK;
   }
+  return m->opt.reactions ? hdca_reactions(f) : HY_OK;
+}
+
+// The momenta's rates in the plane.
+static void hdca_rates3(hy_form* f) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  dca* t = f->self;
   applied_forces(f);
   // each body's applied force about its centre of mass (the leaves hold them now)
   for (int j = 0; j < m->sizes.nbody; j++) {
@@ -929,7 +983,6 @@ static hy_status hdca_rates(hy_form* f) {
     t->work[3 * tip + 2] -= cross2(v, sigma);
   }
   for (int c = 0; c < t->nchain; c++) sum_beyond(f, c, t->work, set_rate);
-  return HY_OK;
 }
 
 // The initial momenta from the state's velocities: the initial state's last evaluation may have

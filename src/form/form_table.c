@@ -72,6 +72,11 @@ hy_status hy_form_choose(const hy_model* m, const hy_form_ops** ops, hy_integrat
                    "constraint%s; use penalty or double-step", (*ops)->name, m->name,
                    m->sizes.nnh, m->sizes.nnh == 1 ? "" : "s");
   }
+  if (o->reactions && form != HY_FORM_DCA && form != HY_FORM_HDCA) {
+    return HY_FAIL(err, HY_ERR_MODEL,
+                   "solver.reactions: formulation %s computes no joint reactions yet; use dca "
+                   "or hdca", (*ops)->name);
+  }
   if ((*ops)->step) return global_choice(m, *ops, integ, err);
   if (form == HY_FORM_DCA || form == HY_FORM_HDCA) HY_TRY(hy_form_dca_check(m, (*ops)->name, err));
   hy_integrator k = o->integrator;

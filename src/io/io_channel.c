@@ -190,6 +190,16 @@ static void build(builder* b, const hy_model* m, const hy_data* d) {
     add_double(b, 0, prismatic ? "m/s^2" : "rad/s^2", "joint acceleration",
                d->zdd + m->jnt_zadr[j], "zdd:", NAME(m->jnt_name, j));
   }
+  // each joint's reaction, with solver.reactions (dca, hdca fill them)
+  static const char* const react[6] = {"react_fx:", "react_fy:", "react_fz:",
+                                       "react_mx:", "react_my:", "react_mz:"};
+  for (int a = 0; m->opt.reactions && a < 6; a++) {
+    for (int j = 0; j < njnt; j++) {
+      add_double(b, 0, a < 3 ? "N" : "N m",
+                 "joint reaction on the child side at the joint point, inertial frame",
+                 d->jnt_react + 6 * j + a, react[a], NAME(m->jnt_name, j));
+    }
+  }
   static const char* const axis_body[3] = {"body_x:", "body_y:", "body_z:"};
   for (int a = 0; a < 3; a++) {
     for (int j = 0; j < sz->nbody; j++) {

@@ -41,6 +41,7 @@ static const char* const kSolverKeys[] = {"integrator",
                                           "baumgarte_omega",
                                           "tolerance",
                                           "threads",
+                                          "reactions",
                                           "reuse_tangent",
                                           "strict_steps",
                                           "max_cuts",
@@ -134,6 +135,9 @@ static hy_status load_solver(hy_io_loader* ld, const hy_io_node* root, hy_option
   }
   if (given(n, "partition_rcond", HY_OPT_PARTITION_RCOND, src)) {
     HY_TRY(hy_io_get_number(ld, w, HY_IO_KEY(n, "partition_rcond"), &opt->partition_rcond));
+  }
+  if (given(n, "reactions", HY_OPT_REACTIONS, src)) {
+    HY_TRY(hy_io_get_enum(ld, w, HY_IO_KEY(n, "reactions"), yes_no, &opt->reactions));
   }
   if (given(n, "strict_steps", HY_OPT_STRICT_STEPS, src)) {
     HY_TRY(hy_io_get_enum(ld, w, HY_IO_KEY(n, "strict_steps"), yes_no, &opt->strict_steps));

@@ -685,6 +685,7 @@ static hy_status check_options(const checker* c) {
   HY_TRY(check_flag(c, nowhere, "time_steps", o->time_steps));
   HY_TRY(
       check_flag(c, OPT_POS(HY_OPT_STRICT_STEPS, strict_steps), "strict_steps", o->strict_steps));
+  HY_TRY(check_flag(c, OPT_POS(HY_OPT_REACTIONS, reactions), "reactions", o->reactions));
   HY_TRY(check_int(c, OPT_POS(HY_OPT_MAX_CUTS, max_cuts), "solver", "max_cuts", o->max_cuts, 0,
                    HY_MAX_CUTS));
   if ((int)o->error_control < 0 || (int)o->error_control >= HY_ERRCTL_COUNT) {
