@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -91,4 +92,21 @@ void finish_hydyn(int pid, const char* tag, cmd_result* r) {
 
 void run_hydyn(const char* const* args, const char* cwd, cmd_result* r) {
   finish_hydyn(start_hydyn(args, cwd, ""), "", r);
+}
+
+const char* summary_value(const char* text, const char* key, char* buf, size_t size) {
+  const char* line = strstr(text, "summary: ");
+  buf[0] = '\0';
+  if (!line) return buf;
+  char pat[64];
+  snprintf(pat, sizeof pat, " %s=", key);
+  const char* p = strstr(line, pat);
+  const char* eol = strchr(line, '\n');
+  if (!p || (eol && p > eol)) return buf;
+  p += strlen(pat);
+  size_t n = strcspn(p, " \n");
+  if (n >= size) n = size - 1;
+  memcpy(buf, p, n);
+  buf[n] = '\0';
+  return buf;
 }

@@ -33,6 +33,8 @@ void run_hydyn(const char* const* args, const char* cwd, cmd_result* r);
 // collects its output. Runs started together need distinct tags.
 int start_hydyn(const char* const* args, const char* cwd, const char* tag);
 void finish_hydyn(int pid, const char* tag, cmd_result* r);
+// Value of key in the "summary: k=v k=v" line of text into buf ("" if absent).
+const char* summary_value(const char* text, const char* key, char* buf, size_t size);
 
 #define ASSERT_HAS(text, what) \
   ck_assert_msg(strstr((text), (what)) != NULL, "'%s' not found in:\n%s", (what), (text))

@@ -208,24 +208,6 @@ END_TEST
 
 //----- runs ----------------------------------------------------------------------------------
 
-// Value of key in a "summary: k=v k=v" line ("" if absent).
-static const char* summary_value(const char* text, const char* key, char* buf, size_t size) {
-  const char* line = strstr(text, "summary: ");
-  buf[0] = '\0';
-  if (!line) return buf;
-  char pat[64];
-  snprintf(pat, sizeof pat, " %s=", key);
-  const char* p = strstr(line, pat);
-  const char* eol = strchr(line, '\n');
-  if (!p || (eol && p > eol)) return buf;
-  p += strlen(pat);
-  size_t n = strcspn(p, " \n");
-  if (n >= size) n = size - 1;
-  memcpy(buf, p, n);
-  buf[n] = '\0';
-  return buf;
-}
-
 START_TEST(short_run_writes_csv_and_summary) {
   make_tmp_dir("hydyn_cli");
   char csv[128];

@@ -15,27 +15,9 @@
 
 static cmd_result result;
 
-// Value of key in the "summary: k=v k=v" line of text ("" if absent).
-static const char* summary_key(const char* text, const char* key, char* buf, size_t size) {
-  buf[0] = '\0';
-  const char* line = strstr(text, "summary: ");
-  if (!line) return buf;
-  const char* eol = strchr(line, '\n');
-  char pat[64];
-  snprintf(pat, sizeof pat, " %s=", key);
-  const char* p = strstr(line, pat);
-  if (!p || (eol && p > eol)) return buf;
-  p += strlen(pat);
-  size_t n = strcspn(p, " \n");
-  if (n >= size) n = size - 1;
-  memcpy(buf, p, n);
-  buf[n] = '\0';
-  return buf;
-}
-
 static double summary_number(const char* text, const char* key) {
   char v[64];
-  summary_key(text, key, v, sizeof v);
+  summary_value(text, key, v, sizeof v);
   ck_assert_msg(v[0], "no %s in the summary:\n%s", key, text);
   return strtod(v, NULL);
 }
