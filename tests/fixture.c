@@ -105,6 +105,16 @@ hy_model* hy_test_load(const char* what) {
   return m;
 }
 
+void hy_test_solid_rods(hy_model* m) {
+  for (int j = 0; j < m->sizes.nbody; j++) {
+    double* J = m->body_inertia + 9 * j;
+    const double top = fmax(J[0], fmax(J[4], J[8]));
+    for (int i = 0; i < 3; i++) {
+      if (J[4 * i] == 0) J[4 * i] = 1e-3 * top;
+    }
+  }
+}
+
 hy_data* hy_test_make(const hy_model* m) {
   hy_data* d = NULL;
   hy_error err;

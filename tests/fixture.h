@@ -25,6 +25,10 @@ int hy_test_main(Suite* first, ...);
 // `what` relative to the source tree when it holds a '/', or the member `what` of a built-in
 // model family (loop-64); fails the test with the loader's message otherwise.
 hy_model* hy_test_load(const char* what);
+// Gives each body whose inertia is zero about an axis of its frame (a rod) a thousandth of its
+// largest moment about that axis, so that the formulations that invert every body's inertia
+// (dca, hdca) can run the model; the planar motion of a planar model does not change.
+void hy_test_solid_rods(hy_model* m);
 // hy_data_make that fails the test with its message.
 hy_data* hy_test_make(const hy_model* m);
 // n calls of hy_step; a failing one fails the test with its time and message.

@@ -18,11 +18,13 @@
 // hands each node its handle forces and recovers the joint's z_ddot (disassemble).
 // docs/hdca.md has the derivation's steps.
 //
-// This first version is planar: the vectors are the in-plane [a_1; a_2; alpha_n] (3) and the
-// matrices 3 x 3. It runs trees in which every body has at most one child (chains, any number of
-// them hanging from ground), closed by revolute or spherical cut joints between chains' last
-// bodies or from one to ground (hdca-case3's two chains meeting the middle bar's tip); other
-// loops and branching bodies are refused (hy_form_dca_check).
+// In the plane the vectors are the in-plane [a_1; a_2; alpha_n] (3) and the matrices 3 x 3, in
+// space [a; alpha] (6) and 6 x 6 (form_dca_tmpl.h holds the part common to both). A tree is
+// split into chains (plan_chains); each other child of a body starts a branch, assembled with its
+// tip free and folded into the body it hangs from (leaf_branched, mount_down). Planar chains from
+// ground close by revolute or spherical cut joints between their last bodies or from one to
+// ground (hdca-case3's two chains meeting the middle bar's tip); other loops are refused
+// (hy_form_dca_check).
 #include <math.h>
 #include <string.h>
 
@@ -47,26 +49,73 @@ typedef struct dca {
   int nrow;        // the loops' system: 4 rows per closed chain, 2 per cut joint
   double* loopA;   // its matrix and right-hand side                          (nrow^2, nrow)
   double* loopx;
-  int* looppiv;               //                                                          (nrow)
-  int* jnode;                 // the node whose joint is body j's, -1 for a chain's first  (nbody)
-  double* work;               // HDCA: a handle vector per body (momenta, applied forces)  (6 nbody)
+  int* looppiv;     //                                                          (nrow)
+  int* jnode;       // the node whose joint is body j's, -1 for a chain's first  (nbody)
+  int* base;        // the body chain c hangs from (a branch), -1 for ground          (nchain)
+  int* head;        // the chain body j starts, -1 when it goes on with its parent's   (nbody)
+  int* mount;       // the first branch hanging from body j, -1 for none               (nbody)
+  int* next_mount;  // the next branch hanging from chain c's base body, -1 after the last (nchain)
+  int* body_cut;    // the marker of the cut joints on body j, a closed chain's tip; else -1 (nbody)
+  void* mounts;    // each branch's joint terms: dca_mount3 or dca_mount6 (form_dca_tmpl.h) (nchain)
+  double* beyond;  // HDCA: each chain's sums over its bodies and branches at its first
+                   // joint's point, and that point, for its base body's sums      (9 nchain)
+  double* work;    // HDCA: a handle vector per body (momenta, applied forces)  (6 nbody)
   double e1[3], e2[3], n[3];  // the plane's axes, e1 x e2 = n
 } dca;
 
-// The chains of the tree: a body whose parent is ground starts one, and each body has at most one
-// child. Returns the number of chains, or -1 (and the first body with two children in *bad).
-static int count_chains(const hy_model* m, int* bad) {
+// The tree as chains: a body's chain goes on through its main child, the child whose subtree
+// holds cut joints (a closed chain runs to the loop's tip), else the one with the most bodies, so
+// that a path from a leaf to ground crosses O(log N) chains; each other child starts a chain that
+// hangs from the body (a branch). Bodies are numbered parents first. child gets each body's main
+// child (-1 for none); size and cuts are scratch (nbody each). Returns the number of chains, or
+// -1 with *bad a body two of whose children lead to cut joints.
+static int plan_chains(const hy_model* m, int* child, int* size, int* cuts, int* bad) {
   const int nb = m->sizes.nbody;
-  int chains = 0;
   for (int j = 0; j < nb; j++) {
-    if (m->body_parent[j] < 0) chains++;
-    int kids = 0;
-    for (int k = j + 1; k < nb; k++) kids += m->body_parent[k] == j;
-    if (kids > 1) {
-      *bad = j;
-      return -1;
+    size[j] = 1;
+    cuts[j] = 0;
+    child[j] = -1;
+  }
+  for (int k = 0; k < m->sizes.ncut; k++) {
+    const int on[2] = {m->mrk_body[m->cut_mrk_a[k]], m->mrk_body[m->cut_mrk_b[k]]};
+    for (int side = 0; side < 2; side++) {
+      if (on[side] >= 0) cuts[on[side]]++;
     }
   }
+  for (int j = nb - 1; j >= 0; j--) {
+    const int p = m->body_parent[j];
+    if (p < 0) continue;
+    size[p] += size[j];
+    cuts[p] += cuts[j];
+  }
+  int chains = 0;
+  for (int j = 0; j < nb; j++) {
+    const int p = m->body_parent[j];
+    if (p < 0) {
+      chains++;
+      continue;
+    }
+    const int c = child[p];
+    if (c < 0) {
+      child[p] = j;
+      continue;
+    }
+    chains++;
+    if (cuts[j] > 0 && cuts[c] > 0) {
+      *bad = p;
+      return -1;
+    }
+    if (cuts[j] > 0 || (cuts[c] == 0 && size[j] > size[c])) child[p] = j;
+  }
+  return chains;
+}
+
+// plan_chains with its own scratch, for the checks and the sizes.
+static int count_chains(const hy_model* m, int* bad) {
+  const size_t nb = (size_t)m->sizes.nbody + 1;
+  int* scratch = hy_malloc(3 * nb * sizeof(int));
+  const int chains = plan_chains(m, scratch, scratch + nb, scratch + 2 * nb, bad);
+  hy_free(scratch);
   return chains;
 }
 
@@ -113,10 +162,11 @@ static size_t dca_size(const hy_model* m) {
   const size_t nb = (size_t)m->sizes.nbody, nc = chains > 0 ? (size_t)chains : 0;
   const size_t nr = loop_rows(m, chains);
   const size_t node = m->planar ? sizeof(dca_node3) : sizeof(dca_node6);
+  const size_t mount = m->planar ? sizeof(dca_mount3) : sizeof(dca_mount6);
   return hy_arena_need(sizeof(dca)) + hy_arena_need(node_count(m, chains) * node) +
-         4 * hy_ints(nc + 1) + 4 * hy_ints(nb + 1) + hy_doubles(6 * nb) +
-         hy_ints(2 * (size_t)m->sizes.ncut + 1) + hy_doubles(nr * nr + 1) + hy_doubles(nr + 1) +
-         hy_ints(nr + 1);
+         hy_arena_need((nc + 1) * mount) + hy_doubles(9 * nc + 1) + 6 * hy_ints(nc + 1) +
+         7 * hy_ints(nb + 1) + hy_doubles(6 * nb) + hy_ints(2 * (size_t)m->sizes.ncut + 1) +
+         hy_doubles(nr * nr + 1) + hy_doubles(nr + 1) + hy_ints(nr + 1);
 }
 
 static void dca_bind(hy_form* f, unsigned char* mem) {
@@ -145,6 +195,20 @@ static void dca_bind(hy_form* f, unsigned char* mem) {
   mem += hy_ints(nc + 1);
   t->jnode = (int*)mem;
   mem += hy_ints((size_t)nb + 1);
+  t->base = (int*)mem;
+  mem += hy_ints(nc + 1);
+  t->next_mount = (int*)mem;
+  mem += hy_ints(nc + 1);
+  t->head = (int*)mem;
+  mem += hy_ints((size_t)nb + 1);
+  t->mount = (int*)mem;
+  mem += hy_ints((size_t)nb + 1);
+  t->body_cut = (int*)mem;
+  mem += hy_ints((size_t)nb + 1);
+  t->mounts = mem;
+  mem += hy_arena_need((nc + 1) * (m->planar ? sizeof(dca_mount3) : sizeof(dca_mount6)));
+  t->beyond = (double*)mem;
+  mem += hy_doubles(9 * nc + 1);
   t->work = (double*)mem;
   mem += hy_doubles(6 * (size_t)nb);
   t->cut_chain = (int*)mem;
@@ -155,7 +219,6 @@ static void dca_bind(hy_form* f, unsigned char* mem) {
   t->loopx = (double*)mem;
   mem += hy_doubles(nr + 1);
   t->looppiv = (int*)mem;
-  for (int j = 0; j < nb; j++) t->jnode[j] = -1;
   for (int k = 0; k < 2 * m->sizes.ncut; k++) t->cut_chain[k] = -1;  // ground, or a chain below
   t->ham = f->ops->kind == HY_FORM_HDCA;
   t->nnode = 0;
@@ -168,38 +231,49 @@ static void dca_bind(hy_form* f, unsigned char* mem) {
     hy_v3_copy(t->n, m->plane_normal);
     hy_v3_cross(t->e2, t->n, t->e1);  // so that e1 x e2 = n
   }
-  // each chain from its ground body down (bodies are numbered parents first)
+  // the chains in the order of their first bodies, so that a branch comes after the chain it
+  // hangs from (chain and jnode serve as plan_chains' scratch until the trees are built)
+  t->nrow = 0;
+  if (chains <= 0) return;
+  plan_chains(m, t->child, t->chain, t->jnode, &bad);
   int c = 0;
-  for (int j = 0; j < nb && chains > 0; j++) {
-    if (m->body_parent[j] >= 0) continue;
+  for (int j = 0; j < nb; j++) {
+    const int p = m->body_parent[j];
+    t->head[j] = -1;
+    t->mount[j] = -1;
+    t->jnode[j] = -1;
+    t->body_cut[j] = -1;
+    if (p >= 0 && t->child[p] == j) continue;
+    t->first[c] = j;
+    t->base[c] = p;
+    t->head[j] = c;
+    t->next_mount[c] = -1;
+    if (p >= 0) {
+      t->next_mount[c] = t->mount[p];
+      t->mount[p] = c;
+    }
+    c++;
+  }
+  for (c = 0; c < t->nchain; c++) {
     int len = 0;
     int* chain = t->chain;
-    for (int k = j; k >= 0;) {
-      chain[len++] = k;
-      int next = -1;
-      for (int q = k + 1; q < nb; q++) {
-        if (m->body_parent[q] == k) next = q;
-      }
-      t->child[k] = next;
-      k = next;
-    }
-    t->first[c] = j;
-    // cut joints at the last body close the chain into loops (with ground or other chains)
+    for (int k = t->first[c]; k >= 0; k = t->child[k]) chain[len++] = k;
+    // cut joints at the last body close the chain into loops (with ground or other chains); only
+    // chains hanging from ground have them (hy_form_dca_check)
     const int last = chain[len - 1];
     t->tip_mrk[c] = -1;
     for (int k = 0; k < m->sizes.ncut; k++) {
       for (int side = 0; side < 2; side++) {
         const int mk = side == 0 ? m->cut_mrk_a[k] : m->cut_mrk_b[k];
         if (m->mrk_body[mk] == last) {
-          t->tip_mrk[c] = mk;
+          t->tip_mrk[c] = t->body_cut[last] = mk;
           t->cut_chain[2 * k + side] = c;
         }
       }
     }
-    t->root[c++] = m->planar ? build3(t, chain, 0, len - 1) : build6(t, chain, 0, len - 1);
+    t->root[c] = m->planar ? build3(t, chain, 0, len - 1) : build6(t, chain, 0, len - 1);
   }
   // the loops' system: the closed chains' rows first, then the cuts'
-  t->nrow = 0;
   for (int k = 0; k < t->nchain; k++) {
     t->row[k] = t->tip_mrk[k] >= 0 ? t->nrow : -1;
     if (t->tip_mrk[k] >= 0) t->nrow += 4;
@@ -395,15 +469,6 @@ static void applied_forces(hy_form* f) {
   each_applied(f, apply3);
 }
 
-// The cut joint's marker on body j when j ends a chain closed to ground, else -1.
-static int tip_marker(const hy_model* m, const dca* t, int j) {
-  (void)m;
-  for (int c = 0; c < t->nchain; c++) {
-    if (t->tip_mrk[c] >= 0 && m->mrk_body[t->tip_mrk[c]] == j) return t->tip_mrk[c];
-  }
-  return -1;
-}
-
 // The roots of the closed chains and their cut joints at once (the base-body connection of
 // closed loops, seed 004 Sects. 2.3-2.4, in accelerations for DCA and velocities for HDCA). For
 // each closed chain, its first joint's ground relation A_1 = b z_ddot + d with b^T F_1 = p (4
@@ -537,6 +602,17 @@ static void joint_point6(const hy_model* m, const hy_data* d, int j, double* P) 
   hy_v3_add(P, P, d->body_pos + 3 * j);
 }
 
+// Body j's handle points in space: its joint's, and its child's joint's or its centre of mass.
+static void handle_points6(hy_form* f, int j, double* P1, double* P2) {
+  const dca* t = f->self;
+  joint_point6(f->m, f->d, j, P1);
+  if (t->child[j] >= 0) {
+    joint_point6(f->m, f->d, t->child[j], P2);
+  } else {
+    hy_v3_copy(P2, f->d->body_com + 3 * j);
+  }
+}
+
 // A leaf in space: handle 1 at the body's joint, handle 2 at its child's joint or its centre of
 // mass c. The Newton-Euler equations at c, m a_c = f, I_c alpha = tau_c - omega x I_c omega, and
 // a handle's acceleration a_P = a_c + alpha x r + omega x (omega x r) (r = P - c) give
@@ -555,12 +631,7 @@ static HY_ALWAYS_INLINE int leaf6(hy_form* f, dca_node6* N) {
   world_inertia(m, d, j, Ic);
   if (!(mass > 0) || !inv3(Ic, Ji)) return 0;
   hy_v3_copy(c, d->body_com + 3 * j);
-  joint_point6(m, d, j, P[0]);
-  if (t->child[j] >= 0) {
-    joint_point6(m, d, t->child[j], P[1]);
-  } else {
-    hy_v3_copy(P[1], c);
-  }
+  handle_points6(f, j, P[0], P[1]);
   // T_i and T_i M^-1
   double T[2][36], TM[2][36], Mi[36];
   memset(Mi, 0, sizeof Mi);
@@ -637,18 +708,16 @@ static void applied_forces6(hy_form* f) {
   each_applied(f, apply6);
 }
 
-// A leaf in the plane: handle 1 at the body's joint, handle 2 at its child's joint (or the cut
-// joints' point, or its centre of mass).
-static HY_ALWAYS_INLINE int leaf3(hy_form* f, dca_node3* N) {
+// Body j's centre of mass and handle points in the plane: handle 1 at its joint, handle 2 at its
+// child's joint (or the cut joints' point, or its centre of mass).
+static void handle_points3(hy_form* f, int j, double* c, double* P1, double* P2) {
   const hy_model* m = f->m;
   const hy_data* d = f->d;
   const dca* t = f->self;
-  const int j = N->body;
-  double c[2], P1[2], P2[2];
   to_plane(t, d->body_com + 3 * j, c);
   joint_point(m, d, t, j, P1);
   const int child = t->child[j];
-  const int cut_mrk = child < 0 ? tip_marker(m, t, j) : -1;
+  const int cut_mrk = t->body_cut[j];
   if (child >= 0) {
     joint_point(m, d, t, child, P2);
   } else if (cut_mrk >= 0) {
@@ -657,7 +726,107 @@ static HY_ALWAYS_INLINE int leaf3(hy_form* f, dca_node3* N) {
     P2[0] = c[0];
     P2[1] = c[1];
   }
-  return leaf_terms(d, t, f->mech, m, N, P1, P2, c);
+}
+
+static HY_ALWAYS_INLINE int leaf3(hy_form* f, dca_node3* N) {
+  double c[2], P1[2], P2[2];
+  handle_points3(f, N->body, c, P1, P2);
+  return leaf_terms(f->d, f->self, f->mech, f->m, N, P1, P2, c);
+}
+
+//----- a body with branches (leaf_branched): its terms in each dimension ------------------------
+
+// The plane's T and v of point P on a body with centre of mass c turning at omega:
+// T = [1, 0, -r_2; 0, 1, r_1; 0, 0, 1], v = [-omega^2 r; 0] (r = P - c; v = 0 for HDCA), as in
+// leaf_terms.
+static void plane_point(const dca* t, double om, const double* P, const double* c, double* T,
+                        double* v) {
+  const double r[2] = {P[0] - c[0], P[1] - c[1]};
+  const double Tr[9] = {1, 0, -r[1], 0, 1, r[0], 0, 0, 1};
+  memcpy(T, Tr, sizeof Tr);
+  const double w2 = t->ham ? 0.0 : om * om;
+  v[0] = -w2 * r[0];
+  v[1] = -w2 * r[1];
+  v[2] = 0;
+}
+
+static int body_terms3(hy_form* f, int j, const double* Qa, double* M, double* Q, double* T1,
+                       double* v1, double* T2, double* v2) {
+  const dca* t = f->self;
+  const double mass = f->m->body_mass[j], Ic = f->mech->body_Jn[j];
+  if (!(mass > 0) || !(Ic > 0)) return 0;
+  const double Mj[9] = {mass, 0, 0, 0, mass, 0, 0, 0, Ic};
+  memcpy(M, Mj, sizeof Mj);
+  for (int i = 0; i < 3; i++) Q[i] = t->ham ? 0.0 : Qa[i];
+  double c[2], P1[2], P2[2];
+  handle_points3(f, j, c, P1, P2);
+  const double om = hy_v3_dot(t->n, f->d->body_Z + 6 * j + 3);
+  plane_point(t, om, P1, c, T1, v1);
+  plane_point(t, om, P2, c, T2, v2);
+  return 1;
+}
+
+static void point_terms3(hy_form* f, int j, int k, double* T, double* v) {
+  const dca* t = f->self;
+  double c[2], P[2];
+  to_plane(t, f->d->body_com + 3 * j, c);
+  joint_point(f->m, f->d, t, k, P);
+  plane_point(t, hy_v3_dot(t->n, f->d->body_Z + 6 * j + 3), P, c, T, v);
+}
+
+// In space, T = [1, -[r]x; 0, 1] and v = [omega x (omega x r); 0], as in leaf6.
+static void space_point(const hy_data* d, const dca* t, int j, const double* P, double* T,
+                        double* v) {
+  double r[3], rx[9];
+  hy_v3_sub(r, P, d->body_com + 3 * j);
+  hy_m3_skew(rx, r);
+  memset(T, 0, 36 * sizeof(double));
+  for (int i = 0; i < 6; i++) T[7 * i] = 1;
+  for (int i = 0; i < 3; i++) {
+    for (int k = 0; k < 3; k++) T[6 * i + 3 + k] = -rx[3 * i + k];
+  }
+  memset(v, 0, 6 * sizeof(double));
+  if (t->ham) return;
+  double wr[3];
+  hy_v3_cross(wr, d->body_Z + 6 * j + 3, r);
+  hy_v3_cross(v, d->body_Z + 6 * j + 3, wr);
+}
+
+static int body_terms6(hy_form* f, int j, const double* Qa, double* M, double* Q, double* T1,
+                       double* v1, double* T2, double* v2) {
+  const hy_model* m = f->m;
+  const hy_data* d = f->d;
+  const dca* t = f->self;
+  const double mass = m->body_mass[j];
+  double Ic[9], Ji[9], P1[3], P2[3];
+  world_inertia(m, d, j, Ic);
+  if (!(mass > 0) || !inv3(Ic, Ji)) return 0;
+  memset(M, 0, 36 * sizeof(double));
+  for (int i = 0; i < 3; i++) {
+    M[7 * i] = mass;
+    for (int k = 0; k < 3; k++) M[6 * (3 + i) + 3 + k] = Ic[3 * i + k];
+  }
+  memset(Q, 0, 6 * sizeof(double));
+  if (!t->ham) {
+    const double* om = d->body_Z + 6 * j + 3;
+    double Iw[3], gyro[3];
+    hy_m3_mulv(Iw, Ic, om);
+    hy_v3_cross(gyro, om, Iw);
+    for (int i = 0; i < 3; i++) {
+      Q[i] = Qa[i];
+      Q[3 + i] = Qa[3 + i] - gyro[i];
+    }
+  }
+  handle_points6(f, j, P1, P2);
+  space_point(d, t, j, P1, T1, v1);
+  space_point(d, t, j, P2, T2, v2);
+  return 1;
+}
+
+static void point_terms6(hy_form* f, int j, int k, double* T, double* v) {
+  double P[3];
+  joint_point6(f->m, f->d, k, P);
+  space_point(f->d, f->self, j, P, T, v);
 }
 
 // DCA's accelerations or HDCA's velocities, in the plane or in space.
@@ -746,7 +915,9 @@ static double along_joint(const hy_model* m, const dca* t, const hy_data* d, int
 
 // Walks chain c from its tip: for each joint j, the sum (S, S_n) of a per-body quantity (x_k,
 // x_n,k about the body's centre of mass) over the bodies beyond j, with S_n about j's point,
-// shifted from joint to joint so that it stays local. Calls out(j, P_j, S, S_n).
+// shifted from joint to joint so that it stays local. Calls out(j, P_j, S, S_n). The branches
+// hanging from the chain's bodies are walked before it (the callers go from the last chain to the
+// first), and their totals kept in t->beyond join the sums where they hang.
 typedef void (*beyond_fn)(hy_form* f, int j, const double* P, const double* S, double Sn);
 static void sum_beyond(hy_form* f, int c, const double* per_body, beyond_fn out) {
   const hy_model* m = f->m;
@@ -764,10 +935,22 @@ static void sum_beyond(hy_form* f, int c, const double* per_body, beyond_fn out)
     Sn += x[2] + cross2((const double[2]){cm[0] - P[0], cm[1] - P[1]}, x);
     S[0] += x[0];
     S[1] += x[1];
+    for (int b = t->mount[j]; b >= 0; b = t->next_mount[b]) {
+      const double* B = t->beyond + 9 * b;  // S, S_n about the branch's joint point, that point
+      Sn += B[2] + cross2((const double[2]){B[3] - P[0], B[4] - P[1]}, B);
+      S[0] += B[0];
+      S[1] += B[1];
+    }
     out(f, j, P, S, Sn);
     Pprev[0] = P[0];
     Pprev[1] = P[1];
   }
+  double* B = t->beyond + 9 * c;
+  B[0] = S[0];
+  B[1] = S[1];
+  B[2] = Sn;
+  B[3] = Pprev[0];
+  B[4] = Pprev[1];
 }
 
 static void set_momentum(hy_form* f, int j, const double* P, const double* S, double Sn) {
@@ -791,7 +974,7 @@ static void initial_momenta(hy_form* f) {
     x[1] = m->body_mass[j] * v[1];
     x[2] = f->mech->body_Jn[j] * hy_v3_dot(t->n, d->body_Z + 6 * j + 3);
   }
-  for (int c = 0; c < t->nchain; c++) sum_beyond(f, c, t->work, set_momentum);
+  for (int c = t->nchain - 1; c >= 0; c--) sum_beyond(f, c, t->work, set_momentum);
 }
 
 static void set_rate(hy_form* f, int j, const double* P, const double* S, double Sn) {
@@ -800,12 +983,7 @@ static void set_rate(hy_form* f, int j, const double* P, const double* S, double
   dca* t = f->self;
   // P-bar_j: the velocity solve's force through the joint (the root's handle 1 for a first joint)
   const int node = t->jnode[j];
-  const double* Pbar = node >= 0 ? nodes3(t)[node].FJ : NULL;
-  if (!Pbar) {
-    for (int c = 0; c < t->nchain; c++) {
-      if (t->first[c] == j) Pbar = nodes3(t)[t->root[c]].F1;
-    }
-  }
+  const double* Pbar = node >= 0 ? nodes3(t)[node].FJ : nodes3(t)[t->root[t->head[j]]].F1;
   // b_dot^T P-bar: revolute b = [-s n x P; s] about the origin, b_dot = [-s n x P_dot; 0];
   // prismatic b = [u; 0], b_dot = [omega_parent n x u; 0]
   double b[3], dd[3];
@@ -851,9 +1029,22 @@ static void sum_beyond6(hy_form* f, int c, const double* per_body, beyond6_fn ou
       Sn[q] += x[3 + q] + n[q];
       S[q] += x[q];
     }
+    for (int b = t->mount[j]; b >= 0; b = t->next_mount[b]) {
+      const double* B = t->beyond + 9 * b;  // S, S_n about the branch's joint point, that point
+      hy_v3_sub(r, B + 6, P);
+      hy_v3_cross(n, r, B);
+      for (int q = 0; q < 3; q++) {
+        Sn[q] += B[3 + q] + n[q];
+        S[q] += B[q];
+      }
+    }
     out(f, j, P, S, Sn);
     hy_v3_copy(Pprev, P);
   }
+  double* B = t->beyond + 9 * c;
+  hy_v3_copy(B, S);
+  hy_v3_copy(B + 3, Sn);
+  hy_v3_copy(B + 6, Pprev);
 }
 
 // b_j^T [S; Sn] at joint j's point: u . Sn (revolute) or u . S (prismatic).
@@ -883,7 +1074,7 @@ static void initial_momenta6(hy_form* f) {
     world_inertia(m, d, j, Ic);
     hy_m3_mulv(x + 3, Ic, Z + 3);
   }
-  for (int c = 0; c < t->nchain; c++) sum_beyond6(f, c, t->work, set_momentum6);
+  for (int c = t->nchain - 1; c >= 0; c--) sum_beyond6(f, c, t->work, set_momentum6);
 }
 
 // p_dot_j = b_dot_j^T P-bar_j + b_j^T F_j in space. With P-bar = [f; n_P] at the joint's point P
@@ -894,10 +1085,7 @@ static void set_rate6(hy_form* f, int j, const double* P, const double* S, const
   hy_data* d = f->d;
   dca* t = f->self;
   const int node = t->jnode[j];
-  const double* Pbar = node >= 0 ? nodes6(t)[node].FJ : NULL;
-  for (int c = 0; !Pbar && c < t->nchain; c++) {
-    if (t->first[c] == j) Pbar = nodes6(t)[t->root[c]].F1;
-  }
+  const double* Pbar = node >= 0 ? nodes6(t)[node].FJ : nodes6(t)[t->root[t->head[j]]].F1;
   const double* bj = d->jnt_b + 6 * j;
   const int rev = m->jnt_type[j] == HY_JOINT_REVOLUTE;
   const double* u = rev ? bj + 3 : bj;
@@ -922,7 +1110,7 @@ static void hdca_rates6(hy_form* f) {
   for (int j = 0; j < m->sizes.nbody; j++) {
     memcpy(t->work + 6 * j, nodes6(t)[t->leaf[j]].b1, 6 * sizeof(double));
   }
-  for (int c = 0; c < t->nchain; c++) sum_beyond6(f, c, t->work, set_rate6);
+  for (int c = t->nchain - 1; c >= 0; c--) sum_beyond6(f, c, t->work, set_rate6);
 }
 
 // HDCA's velocities: the assembly at velocity level from the momenta (after the position stage).
@@ -982,7 +1170,7 @@ static void hdca_rates3(hy_form* f) {
     point_velocity(d, t, tip, X, v);
     t->work[3 * tip + 2] -= cross2(v, sigma);
   }
-  for (int c = 0; c < t->nchain; c++) sum_beyond(f, c, t->work, set_rate);
+  for (int c = t->nchain - 1; c >= 0; c--) sum_beyond(f, c, t->work, set_rate);
 }
 
 // The initial momenta from the state's velocities: the initial state's last evaluation may have
@@ -1102,10 +1290,16 @@ hy_status hy_form_dca_check(const hy_model* m, const char* name, hy_error* err) 
                      name, m->cut_name + (size_t)k * HY_NAME_MAX, m->name);
     }
   }
-  if (count_chains(m, &bad) < 0) {
+  // the loops close at the tips of chains that hang from ground: plan_chains makes the child
+  // that leads to a cut each body's main one, and refuses a body with two such
+  const size_t nb = (size_t)m->sizes.nbody + 1;
+  int* child = hy_malloc(3 * nb * sizeof(int));
+  const int chains = plan_chains(m, child, child + nb, child + 2 * nb, &bad);
+  hy_free(child);
+  if (chains < 0) {
     return HY_FAIL(err, HY_ERR_MODEL,
-                   "formulation %s runs chains so far: body '%s' of model '%s' has more than "
-                   "one child",
+                   "formulation %s closes loops so far through one child of each body: two "
+                   "children of body '%s' of model '%s' lead to cut joints",
                    name, m->body_name + (size_t)bad * HY_NAME_MAX, m->name);
   }
   return HY_OK;

@@ -24,11 +24,31 @@ typedef struct DCA_(dca_node) {
 
 static inline DCA_(dca_node) * DCA_(nodes)(const dca* t) { return (DCA_(dca_node)*)t->nodes; }
 
+// A branch: chain c hanging from a body of another chain (its base) by its first joint k, whose
+// point on the base body moves as A_s = T a + v (a the base's [a_c; alpha] at its centre of mass;
+// velocities for HDCA). The first mount of a base body also keeps the body's own terms, from
+// which the disassembly recovers a.
+typedef struct DCA_(dca_mount) {
+  double Y[DCA_DD], g[DCA_D], kinv;  // joint k's saddle point with W = Phi^S_11 (as a node's)
+  double c[DCA_D];                   // rhs = T a + c: c = v + d - beta^S_1
+  double T[DCA_DD];
+  double Mi[DCA_DD], Q[DCA_D], T1[DCA_DD], T2[DCA_DD];  // the base body's M'^-1, Q', T_1, T_2
+} DCA_(dca_mount);
+
+static inline DCA_(dca_mount) * DCA_(mounts)(const dca* t) { return (DCA_(dca_mount)*)t->mounts; }
+
 // Defined by form_dca.c for each dimension.
 static HY_ALWAYS_INLINE int DCA_(inv)(const double* a, double* r);
 static void DCA_(joint_terms)(const hy_model* m, const dca* t, const hy_data* d, int j, double* b,
                               double* dd);
 static HY_ALWAYS_INLINE int DCA_(leaf)(hy_form* f, DCA_(dca_node) * N);
+// Body j's M = diag(m, inertia at c) and Q, the applied force Qa (the leaf's b1) with its moment
+// about c less the gyroscopic one (0 for HDCA's velocities); T and v of its handles 1 and 2.
+// Returns 0 when the body's mass or inertia is not positive.
+static int DCA_(body_terms)(hy_form* f, int j, const double* Qa, double* M, double* Q, double* T1,
+                            double* v1, double* T2, double* v2);
+// T and v of joint k's point on body j (k's parent).
+static void DCA_(point_terms)(hy_form* f, int j, int k, double* T, double* v);
 
 // Builds the balanced tree over chain[lo .. hi] (body indices in chain order), children before
 // their parent, so that node order is an assembly order; returns its node.
@@ -140,12 +160,109 @@ static void DCA_(disassemble)(const hy_model* m, hy_data* d, dca* t, DCA_(dca_no
   }
 }
 
+static HY_ALWAYS_INLINE void DCA_(mulTv)(const double* a, const double* x, double* y) {
+  for (int i = 0; i < DCA_D; i++) {
+    double v = a[i] * x[0];
+    for (int q = 1; q < DCA_D; q++) v += a[DCA_D * q + i] * x[q];
+    y[i] = v;
+  }
+}
+
+// A leaf whose body has branches hanging from it, each assembled with its tip free (Featherstone's
+// DCA and seed 004 Sect. 2.2 give a body as many handles as it has joints; folding each branch
+// into the body keeps two). A branch's root answers its joint's motion by the saddle point of
+// assemble with W = Phi^S_11:
+//   F_J = Y rhs - g p,  rhs = A_s + d - beta^S_1,  A_s = T_s a + v_s,
+// and the body's Newton-Euler equations M a = Q + T_1^T F_1 + T_2^T F_2 - sum_s T_s^T F_J,s then
+// read M' a = Q' + T_1^T F_1 + T_2^T F_2 with
+//   M' = M + sum_s T_s^T Y_s T_s,  Q' = Q - sum_s T_s^T (Y_s c_s - g_s p_s),  c_s = v_s + d_s -
+//   beta^S_1,
+// so that its handles follow as a rigid body's: Phi_ik = T_i M'^-1 T_k^T, beta_i = T_i M'^-1 Q' +
+// v_i. Y is symmetric positive semidefinite, so M' stays positive definite.
+static int DCA_(leaf_branched)(hy_form* f, DCA_(dca_node) * N) {
+  const hy_model* m = f->m;
+  const hy_data* d = f->d;
+  const dca* t = f->self;
+  const int j = N->body;
+  DCA_(dca_mount)* U0 = &DCA_(mounts)(t)[t->mount[j]];
+  double M[DCA_DD], Q[DCA_D], v1[DCA_D], v2[DCA_D];
+  if (!DCA_(body_terms)(f, j, N->b1, M, Q, U0->T1, v1, U0->T2, v2)) return 0;
+  for (int c = t->mount[j]; c >= 0; c = t->next_mount[c]) {
+    DCA_(dca_mount)* U = &DCA_(mounts)(t)[c];
+    const DCA_(dca_node)* S = &DCA_(nodes)(t)[t->root[c]];
+    const int k = t->first[c];
+    double b[DCA_D], dd[DCA_D], TY[DCA_DD], TYT[DCA_DD], Yc[DCA_D], TYc[DCA_D];
+    DCA_(point_terms)(f, j, k, U->T, U->c);
+    DCA_(joint_terms)(m, t, d, k, b, dd);
+    if (!DCA_(joint_solve)(S->P11, b, U->Y, U->g, &U->kinv)) return 0;
+    for (int i = 0; i < DCA_D; i++) U->c[i] += dd[i] - S->b1[i];
+    const double p = joint_source(m, d, t, k);
+    for (int i = 0; i < DCA_D; i++) {  // T^T Y
+      for (int q = 0; q < DCA_D; q++) {
+        double v = 0;
+        for (int r = 0; r < DCA_D; r++) v += U->T[DCA_D * r + i] * U->Y[DCA_D * r + q];
+        TY[DCA_D * i + q] = v;
+      }
+    }
+    DCA_(mul)(TY, U->T, TYT);
+    for (int i = 0; i < DCA_DD; i++) M[i] += TYT[i];
+    DCA_(mulv)(U->Y, U->c, Yc);
+    for (int i = 0; i < DCA_D; i++) Yc[i] -= U->g[i] * p;
+    DCA_(mulTv)(U->T, Yc, TYc);
+    for (int i = 0; i < DCA_D; i++) Q[i] -= TYc[i];
+  }
+  if (!DCA_(inv)(M, U0->Mi)) return 0;
+  memcpy(U0->Q, Q, sizeof Q);
+  double TM[2][DCA_DD], Tt[DCA_DD];
+  const double* T[2] = {U0->T1, U0->T2};
+  double* Phi[2][2] = {{N->P11, N->P12}, {N->P21, N->P22}};
+  double* beta[2] = {N->b1, N->b2};
+  const double* v[2] = {v1, v2};
+  for (int h = 0; h < 2; h++) DCA_(mul)(T[h], U0->Mi, TM[h]);
+  for (int b = 0; b < 2; b++) {
+    for (int i = 0; i < DCA_D; i++) {
+      for (int k = 0; k < DCA_D; k++) Tt[DCA_D * i + k] = T[b][DCA_D * k + i];
+    }
+    for (int a = 0; a < 2; a++) DCA_(mul)(TM[a], Tt, Phi[a][b]);
+  }
+  for (int h = 0; h < 2; h++) {
+    DCA_(mulv)(TM[h], Q, beta[h]);
+    for (int i = 0; i < DCA_D; i++) beta[h][i] += v[h][i];
+  }
+  return 1;
+}
+
+// Branch c's joint from its base body's motion, a = M'^-1 (Q' + T_1^T F_1 + T_2^T F_2) once the
+// base's leaf has its handle forces; then the branch root's: F_1 = F_J, a free tip.
+static void DCA_(mount_down)(hy_form* f, int c) {
+  const hy_model* m = f->m;
+  hy_data* d = f->d;
+  const dca* t = f->self;
+  const int j = t->base[c], k = t->first[c];
+  const DCA_(dca_node)* L = &DCA_(nodes)(t)[t->leaf[j]];
+  const DCA_(dca_mount)* B = &DCA_(mounts)(t)[t->mount[j]];
+  const DCA_(dca_mount)* U = &DCA_(mounts)(t)[c];
+  double F[DCA_D], v[DCA_D], a[DCA_D], rhs[DCA_D];
+  DCA_(mulTv)(B->T1, L->F1, F);
+  DCA_(mulTv)(B->T2, L->F2, v);
+  for (int i = 0; i < DCA_D; i++) F[i] += v[i] + B->Q[i];
+  DCA_(mulv)(B->Mi, F, a);
+  DCA_(mulv)(U->T, a, rhs);
+  for (int i = 0; i < DCA_D; i++) rhs[i] += U->c[i];
+  const double p = joint_source(m, d, t, k);
+  solved(d, t)[m->jnt_zadr[k]] = DCA_(dot)(U->g, rhs) + U->kinv * p;
+  DCA_(dca_node)* R = &DCA_(nodes)(t)[t->root[c]];
+  DCA_(mulv)(U->Y, rhs, R->F1);
+  for (int i = 0; i < DCA_D; i++) R->F1[i] -= U->g[i] * p;
+  memset(R->F2, 0, sizeof R->F2);
+}
+
 // Node k's leaf terms or assembly, after its children's; sets *bad to a failing node.
 static void DCA_(assemble_up)(hy_form* f, int k, int* bad) {
   dca* t = f->self;
   DCA_(dca_node)* N = &DCA_(nodes)(t)[k];
   if (N->left < 0) {
-    if (!DCA_(leaf)(f, N)) {
+    if (!(t->mount[N->body] >= 0 ? DCA_(leaf_branched)(f, N) : DCA_(leaf)(f, N))) {
 #pragma omp atomic write
       *bad = k;
     }
@@ -194,9 +311,10 @@ static hy_status DCA_(solve)(hy_form* f) {
   DCA_(dca_node)* node = DCA_(nodes)(t);
   int bad = -1;
   const int threads = m->opt.threads > 1 ? m->opt.threads : 1;
+  // branches (numbered after the chains they hang from) before their base bodies' leaves
 #pragma omp parallel num_threads(threads) if (threads > 1)
 #pragma omp single
-  for (int c = 0; c < t->nchain; c++) DCA_(assemble_up)(f, t->root[c], &bad);
+  for (int c = t->nchain - 1; c >= 0; c--) DCA_(assemble_up)(f, t->root[c], &bad);
   if (bad >= 0) {
     const DCA_(dca_node)* N = &node[bad];
     if (N->left < 0) {
@@ -209,7 +327,7 @@ static hy_status DCA_(solve)(hy_form* f) {
                    m->jnt_name + (size_t)N->body * HY_NAME_MAX, d->time);
   }
   for (int c = 0; c < t->nchain; c++) {
-    if (t->row[c] >= 0) continue;
+    if (t->row[c] >= 0 || t->base[c] >= 0) continue;
     // an open chain: its first joint meets ground, Z_dot = 0 there: W = Phi_11,
     // rhs = d - beta_1; the tip is free (F_2 = 0)
     DCA_(dca_node)* R = &node[t->root[c]];
@@ -235,7 +353,10 @@ static hy_status DCA_(solve)(hy_form* f) {
   }
 #pragma omp parallel num_threads(threads) if (threads > 1)
 #pragma omp single
-  for (int c = 0; c < t->nchain; c++) DCA_(disassemble_down)(f, t->root[c]);
+  for (int c = 0; c < t->nchain; c++) {
+    if (t->base[c] >= 0) DCA_(mount_down)(f, c);
+    DCA_(disassemble_down)(f, t->root[c]);
+  }
   return HY_OK;
 }
 
