@@ -66,9 +66,11 @@ typedef struct dca {
 // The tree as chains: a body's chain goes on through its main child, the child whose subtree
 // holds cut joints (a closed chain runs to the loop's tip), else the one with the most bodies, so
 // that a path from a leaf to ground crosses O(log N) chains; each other child starts a chain that
-// hangs from the body (a branch). Bodies are numbered parents first. child gets each body's main
-// child (-1 for none); size and cuts are scratch (nbody each). Returns the number of chains, or
-// -1 with *bad a body two of whose children lead to cut joints.
+// hangs from the body (a branch). A body with cut joints ends its chain, so that the cuts meet its
+// handle 2: all its children are branches. Bodies are numbered parents first. child gets each
+// body's main child (-1 for none); size and cuts are scratch (nbody each). Returns the number of
+// chains, or -1 with *bad a body below which the loops do not run along one path (two of its
+// children lead to cut joints, or it and one of its children).
 static int plan_chains(const hy_model* m, int* child, int* size, int* cuts, int* bad) {
   const int nb = m->sizes.nbody;
   for (int j = 0; j < nb; j++) {
@@ -79,7 +81,9 @@ static int plan_chains(const hy_model* m, int* child, int* size, int* cuts, int*
   for (int k = 0; k < m->sizes.ncut; k++) {
     const int on[2] = {m->mrk_body[m->cut_mrk_a[k]], m->mrk_body[m->cut_mrk_b[k]]};
     for (int side = 0; side < 2; side++) {
-      if (on[side] >= 0) cuts[on[side]]++;
+      if (on[side] < 0) continue;
+      cuts[on[side]]++;
+      child[on[side]] = -2;  // a chain's end: no main child
     }
   }
   for (int j = nb - 1; j >= 0; j--) {
@@ -96,17 +100,18 @@ static int plan_chains(const hy_model* m, int* child, int* size, int* cuts, int*
       continue;
     }
     const int c = child[p];
-    if (c < 0) {
+    if (c == -1) {
       child[p] = j;
       continue;
     }
     chains++;
-    if (cuts[j] > 0 && cuts[c] > 0) {
+    if (cuts[j] > 0 && (c == -2 || cuts[c] > 0)) {
       *bad = p;
       return -1;
     }
-    if (cuts[j] > 0 || (cuts[c] == 0 && size[j] > size[c])) child[p] = j;
+    if (c >= 0 && (cuts[j] > 0 || (cuts[c] == 0 && size[j] > size[c]))) child[p] = j;
   }
+  for (int j = 0; j < nb; j++) child[j] = child[j] < 0 ? -1 : child[j];
   return chains;
 }
 
@@ -1224,7 +1229,8 @@ static int dca_hist_ok(const hy_model* m, const double* buf) {
   return 1;
 }
 
-// Whether DCA or HDCA can run m (planar chains, loops closed at chains' tips); else the reason.
+// Whether DCA or HDCA can run m (trees; planar loops closed at the ends of chains from ground);
+// else the reason.
 hy_status hy_form_dca_check(const hy_model* m, const char* name, hy_error* err) {
   int bad = -1;
   if (!m->planar && m->sizes.ncut > 0) {
@@ -1261,8 +1267,8 @@ hy_status hy_form_dca_check(const hy_model* m, const char* name, hy_error* err) 
                    "formulation %s cannot run model '%s': it has nonholonomic constraints", name,
                    m->name);
   }
-  // cut joints: revolute or spherical, between the last bodies of two chains or one and ground,
-  // all those on one body at one point (the tip's handle 2)
+  // cut joints: revolute or spherical, between two bodies or one and ground, all those on one
+  // body at one point (the handle 2 of the chain it ends)
   for (int k = 0; k < m->sizes.ncut; k++) {
     const int mk[2] = {m->cut_mrk_a[k], m->cut_mrk_b[k]};
     int ok = m->cut_type[k] != HY_CUT_TRANSLATIONAL &&
@@ -1271,7 +1277,6 @@ hy_status hy_form_dca_check(const hy_model* m, const char* name, hy_error* err) 
     for (int side = 0; ok && side < 2; side++) {
       const int on = m->mrk_body[mk[side]];
       if (on < 0) continue;
-      for (int q = on + 1; ok && q < m->sizes.nbody; q++) ok = m->body_parent[q] != on;
       for (int k2 = 0; ok && k2 < k; k2++) {
         for (int side2 = 0; side2 < 2; side2++) {
           const int other = side2 == 0 ? m->cut_mrk_a[k2] : m->cut_mrk_b[k2];
@@ -1285,8 +1290,8 @@ hy_status hy_form_dca_check(const hy_model* m, const char* name, hy_error* err) 
     if (!ok) {
       return HY_FAIL(err, HY_ERR_MODEL,
                      "formulation %s closes loops so far only by revolute or spherical cut "
-                     "joints between the last bodies of chains (or one and ground), all those on "
-                     "one body at one point: cut joint '%s' of model '%s' is not one",
+                     "joints between two bodies (or one and ground), all those on one body at "
+                     "one point: cut joint '%s' of model '%s' is not one",
                      name, m->cut_name + (size_t)k * HY_NAME_MAX, m->name);
     }
   }
@@ -1298,8 +1303,9 @@ hy_status hy_form_dca_check(const hy_model* m, const char* name, hy_error* err) 
   hy_free(child);
   if (chains < 0) {
     return HY_FAIL(err, HY_ERR_MODEL,
-                   "formulation %s closes loops so far through one child of each body: two "
-                   "children of body '%s' of model '%s' lead to cut joints",
+                   "formulation %s closes loops so far along one path from ground: below body "
+                   "'%s' of model '%s', two of its children lead to cut joints, or it has cut "
+                   "joints and a child does",
                    name, m->body_name + (size_t)bad * HY_NAME_MAX, m->name);
   }
   return HY_OK;
