@@ -56,6 +56,7 @@ typedef struct dca {
   int* mount;       // the first branch hanging from body j, -1 for none               (nbody)
   int* next_mount;  // the next branch hanging from chain c's base body, -1 after the last (nchain)
   int* body_cut;    // the marker of the cut joints on body j, a closed chain's tip; else -1 (nbody)
+  int* point_like;  // 1 for a body without inertia about some axis (leaf_inertia)      (nbody)
   void* mounts;    // each branch's joint terms: dca_mount3 or dca_mount6 (form_dca_tmpl.h) (nchain)
   double* beyond;  // HDCA: each chain's sums over its bodies and branches at its first
                    // joint's point, and that point, for its base body's sums      (9 nchain)
@@ -63,14 +64,27 @@ typedef struct dca {
   double e1[3], e2[3], n[3];  // the plane's axes, e1 x e2 = n
 } dca;
 
+// Whether body j has no inertia about some axis through its centre of mass, so that its 3 x 3 (or
+// 6 x 6) M cannot be inverted: a point mass, or in space a rod. Such a body may only end a branch
+// (leaf_inertia; hy_form_dca_check).
+static int point_like(const hy_model* m, int j) {
+  if (m->planar) return !(hy_mech_inertia_about_normal(m, j) > 0);
+  const double* I = m->body_inertia + 9 * j;
+  const double tr = (I[0] + I[4] + I[8]) / 3;
+  const double det = I[0] * (I[4] * I[8] - I[5] * I[7]) - I[1] * (I[3] * I[8] - I[5] * I[6]) +
+                     I[2] * (I[3] * I[7] - I[4] * I[6]);
+  return !(det > 1e-9 * tr * tr * tr);
+}
+
 // The tree as chains: a body's chain goes on through its main child, the child whose subtree
 // holds cut joints (a closed chain runs to the loop's tip), else the one with the most bodies, so
 // that a path from a leaf to ground crosses O(log N) chains; each other child starts a chain that
 // hangs from the body (a branch). A body with cut joints ends its chain, so that the cuts meet its
-// handle 2: all its children are branches. Bodies are numbered parents first. child gets each
-// body's main child (-1 for none); size and cuts are scratch (nbody each). Returns the number of
-// chains, or -1 with *bad a body below which the loops do not run along one path (two of its
-// children lead to cut joints, or it and one of its children).
+// handle 2: all its children are branches. A point-like body is always a branch of its own. Bodies
+// are numbered parents first. child gets each body's main child (-1 for none); size and cuts are
+// scratch (nbody each). Returns the number of chains, or -1 with *bad a body below which the loops
+// do not run along one path (two of its children lead to cut joints, or it and one of its
+// children).
 static int plan_chains(const hy_model* m, int* child, int* size, int* cuts, int* bad) {
   const int nb = m->sizes.nbody;
   for (int j = 0; j < nb; j++) {
@@ -99,17 +113,17 @@ static int plan_chains(const hy_model* m, int* child, int* size, int* cuts, int*
       chains++;
       continue;
     }
-    const int c = child[p];
-    if (c == -1) {
+    const int c = child[p], pl = point_like(m, j);
+    if (c == -1 && !pl) {
       child[p] = j;
       continue;
     }
     chains++;
-    if (cuts[j] > 0 && (c == -2 || cuts[c] > 0)) {
+    if (cuts[j] > 0 && (c == -2 || (c >= 0 && cuts[c] > 0))) {
       *bad = p;
       return -1;
     }
-    if (c >= 0 && (cuts[j] > 0 || (cuts[c] == 0 && size[j] > size[c]))) child[p] = j;
+    if (!pl && c >= 0 && (cuts[j] > 0 || (cuts[c] == 0 && size[j] > size[c]))) child[p] = j;
   }
   for (int j = 0; j < nb; j++) child[j] = child[j] < 0 ? -1 : child[j];
   return chains;
@@ -170,7 +184,7 @@ static size_t dca_size(const hy_model* m) {
   const size_t mount = m->planar ? sizeof(dca_mount3) : sizeof(dca_mount6);
   return hy_arena_need(sizeof(dca)) + hy_arena_need(node_count(m, chains) * node) +
          hy_arena_need((nc + 1) * mount) + hy_doubles(9 * nc + 1) + 6 * hy_ints(nc + 1) +
-         7 * hy_ints(nb + 1) + hy_doubles(6 * nb) + hy_ints(2 * (size_t)m->sizes.ncut + 1) +
+         8 * hy_ints(nb + 1) + hy_doubles(6 * nb) + hy_ints(2 * (size_t)m->sizes.ncut + 1) +
          hy_doubles(nr * nr + 1) + hy_doubles(nr + 1) + hy_ints(nr + 1);
 }
 
@@ -210,6 +224,8 @@ static void dca_bind(hy_form* f, unsigned char* mem) {
   mem += hy_ints((size_t)nb + 1);
   t->body_cut = (int*)mem;
   mem += hy_ints((size_t)nb + 1);
+  t->point_like = (int*)mem;
+  mem += hy_ints((size_t)nb + 1);
   t->mounts = mem;
   mem += hy_arena_need((nc + 1) * (m->planar ? sizeof(dca_mount3) : sizeof(dca_mount6)));
   t->beyond = (double*)mem;
@@ -248,6 +264,7 @@ static void dca_bind(hy_form* f, unsigned char* mem) {
     t->mount[j] = -1;
     t->jnode[j] = -1;
     t->body_cut[j] = -1;
+    t->point_like[j] = point_like(m, j);
     if (p >= 0 && t->child[p] == j) continue;
     t->first[c] = j;
     t->base[c] = p;
@@ -759,7 +776,7 @@ static int body_terms3(hy_form* f, int j, const double* Qa, double* M, double* Q
                        double* v1, double* T2, double* v2) {
   const dca* t = f->self;
   const double mass = f->m->body_mass[j], Ic = f->mech->body_Jn[j];
-  if (!(mass > 0) || !(Ic > 0)) return 0;
+  if (!(mass > 0)) return 0;
   const double Mj[9] = {mass, 0, 0, 0, mass, 0, 0, 0, Ic};
   memcpy(M, Mj, sizeof Mj);
   for (int i = 0; i < 3; i++) Q[i] = t->ham ? 0.0 : Qa[i];
@@ -803,9 +820,9 @@ static int body_terms6(hy_form* f, int j, const double* Qa, double* M, double* Q
   const hy_data* d = f->d;
   const dca* t = f->self;
   const double mass = m->body_mass[j];
-  double Ic[9], Ji[9], P1[3], P2[3];
+  double Ic[9], P1[3], P2[3];
   world_inertia(m, d, j, Ic);
-  if (!(mass > 0) || !inv3(Ic, Ji)) return 0;
+  if (!(mass > 0)) return 0;
   memset(M, 0, 36 * sizeof(double));
   for (int i = 0; i < 3; i++) {
     M[7 * i] = mass;
@@ -1239,19 +1256,24 @@ hy_status hy_form_dca_check(const hy_model* m, const char* name, hy_error* err) 
                    "spatial and has cut joints",
                    name, m->name);
   }
-  for (int j = 0; j < m->sizes.nbody && !m->planar; j++) {
-    // each body's 6 x 6 inertia is inverted: a rod (no inertia about its axis) or a point mass
-    // cannot be, though the tree's mass matrix may be regular
-    const double* I = m->body_inertia + 9 * j;
-    const double tr = (I[0] + I[4] + I[8]) / 3;
-    const double det = I[0] * (I[4] * I[8] - I[5] * I[7]) - I[1] * (I[3] * I[8] - I[5] * I[6]) +
-                       I[2] * (I[3] * I[7] - I[4] * I[6]);
-    if (!(m->body_mass[j] > 0) || !(det > 1e-9 * tr * tr * tr)) {
+  // a body without inertia about some axis (a point mass; in space also a rod) can be folded
+  // into its parent only (leaf_inertia): it must hang from a body, end the tree and close no loop
+  for (int j = 0; j < m->sizes.nbody; j++) {
+    if (!point_like(m, j)) continue;
+    int why = !(m->body_mass[j] > 0) ? 1 : m->body_parent[j] < 0 ? 2 : 0;
+    for (int q = j + 1; !why && q < m->sizes.nbody; q++) why = m->body_parent[q] == j ? 3 : 0;
+    for (int k = 0; !why && k < m->sizes.ncut; k++) {
+      why = m->mrk_body[m->cut_mrk_a[k]] == j || m->mrk_body[m->cut_mrk_b[k]] == j ? 4 : 0;
+    }
+    static const char* const kWhy[] = {"", "it has no mass", "it hangs from ground",
+                                       "it has children", "a cut joint closes at it"};
+    if (why) {
       return HY_FAIL(err, HY_ERR_MODEL,
-                     "formulation %s needs every body's mass and inertia positive definite in "
-                     "3-D models: body '%s' of model '%s' has none about some axis (a rod or a "
-                     "point mass)",
-                     name, m->body_name + (size_t)j * HY_NAME_MAX, m->name);
+                     "formulation %s runs a body without inertia about some axis (a point mass%s) "
+                     "only at the end of a tree, hanging from another body: body '%s' of model "
+                     "'%s' has none, and %s",
+                     name, m->planar ? "" : " or a rod", m->body_name + (size_t)j * HY_NAME_MAX,
+                     m->name, kWhy[why]);
     }
   }
   for (int j = 0; j < m->sizes.nbody; j++) {

@@ -30,7 +30,8 @@ static inline DCA_(dca_node) * DCA_(nodes)(const dca* t) { return (DCA_(dca_node
 // which the disassembly recovers a.
 typedef struct DCA_(dca_mount) {
   double Y[DCA_DD], g[DCA_D], kinv;  // joint k's saddle point with W = Phi^S_11 (as a node's)
-  double c[DCA_D];                   // rhs = T a + c: c = v + d - beta^S_1
+  double c0[DCA_D];                  // rhs = T a + c0 - beta^S_1: c0 = v + d
+  double Yb[DCA_D], gb;              // Y beta^S_1 and g . beta^S_1
   double T[DCA_DD];
   double Mi[DCA_DD], Q[DCA_D], T1[DCA_DD], T2[DCA_DD];  // the base body's M'^-1, Q', T_1, T_2
 } DCA_(dca_mount);
@@ -44,7 +45,7 @@ static void DCA_(joint_terms)(const hy_model* m, const dca* t, const hy_data* d,
 static HY_ALWAYS_INLINE int DCA_(leaf)(hy_form* f, DCA_(dca_node) * N);
 // Body j's M = diag(m, inertia at c) and Q, the applied force Qa (the leaf's b1) with its moment
 // about c less the gyroscopic one (0 for HDCA's velocities); T and v of its handles 1 and 2.
-// Returns 0 when the body's mass or inertia is not positive.
+// Returns 0 when the body's mass is not positive (M may be singular: a point-like body).
 static int DCA_(body_terms)(hy_form* f, int j, const double* Qa, double* M, double* Q, double* T1,
                             double* v1, double* T2, double* v2);
 // T and v of joint k's point on body j (k's parent).
@@ -168,6 +169,58 @@ static HY_ALWAYS_INLINE void DCA_(mulTv)(const double* a, const double* x, doubl
   }
 }
 
+// The joint terms of branch c (root S, first joint k) for its fold into its base body: Y, g, kinv
+// of k's saddle point, and Y beta^S_1, g . beta^S_1. A branch root of a point-like body
+// (leaf_inertia) holds W^-1 = I_P in P11 and I_P beta_1 in b1 instead of Phi_11 and beta_1:
+//   g = -I_P b / k,  Y = I_P + I_P b g^T,  Y beta = I_P beta - I_P b (b^T I_P beta) / k,
+//   g . beta = -b^T I_P beta / k,  k = b^T I_P b,
+// which is joint_solve's algebra without W's inverse. Returns 0 when the joint is singular.
+static int DCA_(mount_terms)(const hy_model* m, const hy_data* d, const dca* t, int c,
+                             DCA_(dca_mount) * U, const double* b) {
+  const DCA_(dca_node)* S = &DCA_(nodes)(t)[t->root[c]];
+  if (!t->point_like[t->first[c]]) {
+    if (!DCA_(joint_solve)(S->P11, b, U->Y, U->g, &U->kinv)) return 0;
+    DCA_(mulv)(U->Y, S->b1, U->Yb);
+    U->gb = DCA_(dot)(U->g, S->b1);
+    return 1;
+  }
+  (void)m;
+  (void)d;
+  double Ib[DCA_D];
+  DCA_(mulv)(S->P11, b, Ib);
+  const double k = DCA_(dot)(b, Ib);
+  if (!(k > 0)) return 0;
+  const double bIbeta = DCA_(dot)(b, S->b1);
+  U->kinv = 1 / k;
+  for (int i = 0; i < DCA_D; i++) U->g[i] = -Ib[i] / k;
+  for (int i = 0; i < DCA_D; i++) {
+    for (int q = 0; q < DCA_D; q++) U->Y[DCA_D * i + q] = S->P11[DCA_D * i + q] + Ib[i] * U->g[q];
+    U->Yb[i] = S->b1[i] - Ib[i] * bIbeta / k;
+  }
+  U->gb = -bIbeta / k;
+  return 1;
+}
+
+// A point-like body (a point mass; in space also a rod) ending a branch: its mobilities
+// T M^-1 T^T do not exist, but its inertia about its joint's point does, I_P = T_1^-T M T_1^-1,
+// and with I_P beta_1 = T_1^-T Q + I_P v_1 it is all its fold into its base body needs
+// (mount_terms). This leaf keeps them in P11 and b1.
+static int DCA_(leaf_inertia)(hy_form* f, DCA_(dca_node) * N) {
+  double M[DCA_DD], Q[DCA_D], T1[DCA_DD], v1[DCA_D], T2[DCA_DD], v2[DCA_D];
+  if (!DCA_(body_terms)(f, N->body, N->b1, M, Q, T1, v1, T2, v2)) return 0;
+  double Ti[DCA_DD], TiT[DCA_DD], MTi[DCA_DD], Iv[DCA_D], TQ[DCA_D];
+  if (!DCA_(inv)(T1, Ti)) return 0;  // det T = 1
+  for (int i = 0; i < DCA_D; i++) {
+    for (int q = 0; q < DCA_D; q++) TiT[DCA_D * i + q] = Ti[DCA_D * q + i];
+  }
+  DCA_(mul)(M, Ti, MTi);
+  DCA_(mul)(TiT, MTi, N->P11);
+  DCA_(mulv)(N->P11, v1, Iv);
+  DCA_(mulv)(TiT, Q, TQ);
+  for (int i = 0; i < DCA_D; i++) N->b1[i] = TQ[i] + Iv[i];
+  return 1;
+}
+
 // A leaf whose body has branches hanging from it, each assembled with its tip free (Featherstone's
 // DCA and seed 004 Sect. 2.2 give a body as many handles as it has joints; folding each branch
 // into the body keeps two). A branch's root answers its joint's motion by the saddle point of
@@ -189,13 +242,12 @@ static int DCA_(leaf_branched)(hy_form* f, DCA_(dca_node) * N) {
   if (!DCA_(body_terms)(f, j, N->b1, M, Q, U0->T1, v1, U0->T2, v2)) return 0;
   for (int c = t->mount[j]; c >= 0; c = t->next_mount[c]) {
     DCA_(dca_mount)* U = &DCA_(mounts)(t)[c];
-    const DCA_(dca_node)* S = &DCA_(nodes)(t)[t->root[c]];
     const int k = t->first[c];
     double b[DCA_D], dd[DCA_D], TY[DCA_DD], TYT[DCA_DD], Yc[DCA_D], TYc[DCA_D];
-    DCA_(point_terms)(f, j, k, U->T, U->c);
+    DCA_(point_terms)(f, j, k, U->T, U->c0);
     DCA_(joint_terms)(m, t, d, k, b, dd);
-    if (!DCA_(joint_solve)(S->P11, b, U->Y, U->g, &U->kinv)) return 0;
-    for (int i = 0; i < DCA_D; i++) U->c[i] += dd[i] - S->b1[i];
+    if (!DCA_(mount_terms)(m, d, t, c, U, b)) return 0;
+    for (int i = 0; i < DCA_D; i++) U->c0[i] += dd[i];
     const double p = joint_source(m, d, t, k);
     for (int i = 0; i < DCA_D; i++) {  // T^T Y
       for (int q = 0; q < DCA_D; q++) {
@@ -206,8 +258,8 @@ static int DCA_(leaf_branched)(hy_form* f, DCA_(dca_node) * N) {
     }
     DCA_(mul)(TY, U->T, TYT);
     for (int i = 0; i < DCA_DD; i++) M[i] += TYT[i];
-    DCA_(mulv)(U->Y, U->c, Yc);
-    for (int i = 0; i < DCA_D; i++) Yc[i] -= U->g[i] * p;
+    DCA_(mulv)(U->Y, U->c0, Yc);
+    for (int i = 0; i < DCA_D; i++) Yc[i] -= U->Yb[i] + U->g[i] * p;
     DCA_(mulTv)(U->T, Yc, TYc);
     for (int i = 0; i < DCA_D; i++) Q[i] -= TYc[i];
   }
@@ -248,12 +300,12 @@ static void DCA_(mount_down)(hy_form* f, int c) {
   for (int i = 0; i < DCA_D; i++) F[i] += v[i] + B->Q[i];
   DCA_(mulv)(B->Mi, F, a);
   DCA_(mulv)(U->T, a, rhs);
-  for (int i = 0; i < DCA_D; i++) rhs[i] += U->c[i];
+  for (int i = 0; i < DCA_D; i++) rhs[i] += U->c0[i];  // less beta^S_1, in Yb and gb
   const double p = joint_source(m, d, t, k);
-  solved(d, t)[m->jnt_zadr[k]] = DCA_(dot)(U->g, rhs) + U->kinv * p;
+  solved(d, t)[m->jnt_zadr[k]] = DCA_(dot)(U->g, rhs) - U->gb + U->kinv * p;
   DCA_(dca_node)* R = &DCA_(nodes)(t)[t->root[c]];
   DCA_(mulv)(U->Y, rhs, R->F1);
-  for (int i = 0; i < DCA_D; i++) R->F1[i] -= U->g[i] * p;
+  for (int i = 0; i < DCA_D; i++) R->F1[i] -= U->Yb[i] + U->g[i] * p;
   memset(R->F2, 0, sizeof R->F2);
 }
 
@@ -262,7 +314,10 @@ static void DCA_(assemble_up)(hy_form* f, int k, int* bad) {
   dca* t = f->self;
   DCA_(dca_node)* N = &DCA_(nodes)(t)[k];
   if (N->left < 0) {
-    if (!(t->mount[N->body] >= 0 ? DCA_(leaf_branched)(f, N) : DCA_(leaf)(f, N))) {
+    const int ok = t->mount[N->body] >= 0   ? DCA_(leaf_branched)(f, N)
+                   : t->point_like[N->body] ? DCA_(leaf_inertia)(f, N)
+                                            : DCA_(leaf)(f, N);
+    if (!ok) {
 #pragma omp atomic write
       *bad = k;
     }

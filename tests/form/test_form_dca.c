@@ -63,17 +63,13 @@ static void same_motion(const char* what, long n, double tol) {
 START_TEST(chain_motion_equals_the_tree_formulation) { same_motion("chain-8", 2000, 1e-10); }
 END_TEST
 
-// The crane with an inertia about the plane normal for its load (DCA needs every body's planar
-// inertia positive): a cylinder, pressures and a valve, by dopri5 at 1e-10 under both.
+// The crane as it is: a cylinder, pressures and a valve, and its load a point mass (no inertia,
+// folded into the link it hangs from: leaf_inertia), by dopri5 at 1e-10 under both.
 START_TEST(hydraulic_crane_equals_the_tree_formulation) {
   hy_model* m[2] = {with("crane", HY_FORM_TREE, HY_INTEG_DOPRI5),
                     with("crane", HY_FORM_DCA, HY_INTEG_DOPRI5)};
   hy_data* d[2];
   for (int k = 0; k < 2; k++) {
-    const int link2 = hy_model_body(m[k], "link2");
-    double* J = m[k]->body_inertia + 9 * link2;
-    J[0] = J[4] = 1;
-    J[8] = 2;
     m[k]->opt.ode_tol = 1e-10;
     d[k] = hy_test_make(m[k]);
     hy_test_steps(m[k], d[k], 2000);
@@ -97,9 +93,9 @@ START_TEST(models_it_cannot_run_are_refused) {
     const char* why;
   } cases[] = {
       {"quick-return", "closes loops so far only by revolute or spherical cut joints"},
-      {"double-pendulum", "has none about some axis (a rod or a point mass)"},
+      {"double-pendulum",
+       "body 'link1' of model 'double-pendulum' has none, and it hangs from ground"},
       {"tests/data/spatial-chain-closed.yaml", "closes loops in planar models only so far"},
-      {"crane", "has no positive planar inertia"},
       {"tests/data/two-branches-loop.yaml", "below body 'hub'"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -110,6 +106,17 @@ START_TEST(models_it_cannot_run_are_refused) {
     ck_assert_int_ne(hy_data_make(m, &d, &err), HY_OK);
     ck_assert_msg(strstr(err.msg, cases[c].why) != NULL, "%s: %s", cases[c].model, err.msg);
     hy_model_free(m);
+  }
+  // a point mass in the middle of a chain: chain-3's second rod without inertia
+  {
+    hy_model* pm = with("chain-3", HY_FORM_DCA, HY_INTEG_AUTO);
+    memset(pm->body_inertia + 9, 0, 9 * sizeof(double));
+    hy_data* pd = NULL;
+    hy_error perr;
+    memset(&perr, 0, sizeof perr);
+    ck_assert_int_ne(hy_data_make(pm, &pd, &perr), HY_OK);
+    ck_assert_msg(strstr(perr.msg, "has none, and it has children") != NULL, "%s", perr.msg);
+    hy_model_free(pm);
   }
   // and the trapezoidal rule, which needs a residual; symplectic Euler for HDCA's momenta
   static const struct {
@@ -152,21 +159,23 @@ END_TEST
 // at 1e-12 they are 6.6e-11 and 5.0e-12 apart, relative (hydyn compare).
 START_TEST(branching_trees_equal_the_tree_formulation) {
   same_motion("tests/data/planar-tree.yaml", 2000, 1e-10);
-  hy_model* m[2] = {with("tree-10", HY_FORM_TREE, HY_INTEG_RK4),
-                    with("tree-10", HY_FORM_DCA, HY_INTEG_RK4)};
-  hy_data* d[2];
-  for (int k = 0; k < 2; k++) {
-    hy_test_solid_rods(m[k]);
-    d[k] = hy_test_make(m[k]);
-    hy_test_steps(m[k], d[k], 2000);
-  }
-  for (int i = 0; i < m[0]->sizes.nz; i++) {
-    ck_assert_msg(fabs(d[0]->z[i] - d[1]->z[i]) < 1e-10, "tree-10: z[%d] %.3g apart", i,
-                  fabs(d[0]->z[i] - d[1]->z[i]));
-  }
-  for (int k = 0; k < 2; k++) {
-    hy_data_free(d[k]);
-    hy_model_free(m[k]);
+  for (int solid = 0; solid < 2; solid++) {
+    hy_model* m[2] = {with("tree-10", HY_FORM_TREE, HY_INTEG_RK4),
+                      with("tree-10", HY_FORM_DCA, HY_INTEG_RK4)};
+    hy_data* d[2];
+    for (int k = 0; k < 2; k++) {
+      if (solid) hy_test_solid_rods(m[k]);
+      d[k] = hy_test_make(m[k]);
+      hy_test_steps(m[k], d[k], 2000);
+    }
+    for (int i = 0; i < m[0]->sizes.nz; i++) {
+      ck_assert_msg(fabs(d[0]->z[i] - d[1]->z[i]) < 1e-10, "tree-10 (solid %d): z[%d] %.3g apart",
+                    solid, i, fabs(d[0]->z[i] - d[1]->z[i]));
+    }
+    for (int k = 0; k < 2; k++) {
+      hy_data_free(d[k]);
+      hy_model_free(m[k]);
+    }
   }
 }
 END_TEST
