@@ -70,6 +70,9 @@ typedef struct hy_data {
   double* jnt_react;  // with opt.reactions (dca, hdca): the force and moment [f; n] the parent
                       // side exerts on body j through joint j, at the joint's point, inertial
                       // frame (N, N m; seed 004 Sect. 3.4); else 0               (nbody x 6)
+  double* cut_react;  // with opt.reactions (dca, hdca): the force and moment [f; n] that side b
+                      // exerts on side a's body through cut joint k, at its marker a, inertial
+                      // frame (N, N m); else 0                                     (ncut x 6)
 
   // body kinematics in the inertial frame, filled by hy_forward
   double* body_pos;  // origin of the body frame (m)                          (nbody x 3)

@@ -887,6 +887,17 @@ static void store_reactions(hy_form* f) {
       }
     }
   }
+  // the cut joints' forces on their sides a: the loops' system's last unknowns (close_loops;
+  // planar, revolute or spherical cuts: no moment)
+  const int ncut = m->sizes.ncut, cut0 = t->nrow - 2 * ncut;
+  for (int k = 0; k < ncut; k++) {
+    const double* fk = t->loopx + cut0 + 2 * k;
+    double* R = d->cut_react + 6 * k;
+    for (int i = 0; i < 3; i++) {
+      R[i] = fk[0] * t->e1[i] + fk[1] * t->e2[i];
+      R[3 + i] = 0;
+    }
+  }
 }
 
 static hy_status dca_accelerations(hy_form* f) {

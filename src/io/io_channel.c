@@ -200,6 +200,16 @@ static void build(builder* b, const hy_model* m, const hy_data* d) {
                  d->jnt_react + 6 * j + a, react[a], NAME(m->jnt_name, j));
     }
   }
+  // and each cut joint's, on its side a
+  static const char* const cut_react[6] = {"cut_fx:", "cut_fy:", "cut_fz:",
+                                           "cut_mx:", "cut_my:", "cut_mz:"};
+  for (int a = 0; m->opt.reactions && a < 6; a++) {
+    for (int k = 0; k < sz->ncut; k++) {
+      add_double(b, 0, a < 3 ? "N" : "N m",
+                 "cut joint reaction on side a's body at its marker, inertial frame",
+                 d->cut_react + 6 * k + a, cut_react[a], NAME(m->cut_name, k));
+    }
+  }
   static const char* const axis_body[3] = {"body_x:", "body_y:", "body_z:"};
   for (int a = 0; a < 3; a++) {
     for (int j = 0; j < sz->nbody; j++) {

@@ -37,6 +37,7 @@ static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator in
   TAKE(d->jnt_b, hy_doubles(6 * nb));
   TAKE(d->jnt_d, hy_doubles(6 * nb));
   TAKE(d->jnt_react, hy_doubles(6 * nb));
+  TAKE(d->cut_react, hy_doubles(6 * (size_t)sz->ncut));
   TAKE(d->mrk_pos, hy_doubles(3 * nm));
   TAKE(d->mrk_vel, hy_doubles(3 * nm));
   if (dense) {

@@ -292,6 +292,9 @@ static void reactions_alike(const char* what) {
     worst = fmax(worst, fabs(dh->jnt_react[i] - dd->jnt_react[i]));
     top = fmax(top, fabs(dd->jnt_react[i]));
   }
+  for (int i = 0; i < 6 * mh->sizes.ncut; i++) {
+    worst = fmax(worst, fabs(dh->cut_react[i] - dd->cut_react[i]));
+  }
   ck_assert_msg(top > 1 && worst < 1e-8 * top, "%s: %.3g of %.3g N", what, worst, top);
   hy_data_free(dh);
   hy_data_free(dd);
