@@ -175,8 +175,7 @@ static HY_ALWAYS_INLINE void DCA_(mulTv)(const double* a, const double* x, doubl
 //   g = -I_P b / k,  Y = I_P + I_P b g^T,  Y beta = I_P beta - I_P b (b^T I_P beta) / k,
 //   g . beta = -b^T I_P beta / k,  k = b^T I_P b,
 // which is joint_solve's algebra without W's inverse. Returns 0 when the joint is singular.
-static int DCA_(mount_terms)(const hy_model* m, const hy_data* d, const dca* t, int c,
-                             DCA_(dca_mount) * U, const double* b) {
+static int DCA_(mount_terms)(const dca* t, int c, DCA_(dca_mount) * U, const double* b) {
   const DCA_(dca_node)* S = &DCA_(nodes)(t)[t->root[c]];
   if (!t->point_like[t->first[c]]) {
     if (!DCA_(joint_solve)(S->P11, b, U->Y, U->g, &U->kinv)) return 0;
@@ -184,8 +183,6 @@ static int DCA_(mount_terms)(const hy_model* m, const hy_data* d, const dca* t, 
     U->gb = DCA_(dot)(U->g, S->b1);
     return 1;
   }
-  (void)m;
-  (void)d;
   double Ib[DCA_D];
   DCA_(mulv)(S->P11, b, Ib);
   const double k = DCA_(dot)(b, Ib);
@@ -246,7 +243,7 @@ static int DCA_(leaf_branched)(hy_form* f, DCA_(dca_node) * N) {
     double b[DCA_D], dd[DCA_D], TY[DCA_DD], TYT[DCA_DD], Yc[DCA_D], TYc[DCA_D];
     DCA_(point_terms)(f, j, k, U->T, U->c0);
     DCA_(joint_terms)(m, t, d, k, b, dd);
-    if (!DCA_(mount_terms)(m, d, t, c, U, b)) return 0;
+    if (!DCA_(mount_terms)(t, c, U, b)) return 0;
     for (int i = 0; i < DCA_D; i++) U->c0[i] += dd[i];
     const double p = joint_source(m, d, t, k);
     for (int i = 0; i < DCA_D; i++) {  // T^T Y
