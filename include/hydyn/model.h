@@ -33,6 +33,9 @@ typedef struct hy_srcpos {
 #define HY_MAX_VOLUME 1e3        // hose volume (m^3)
 #define HY_MAX_AREA 1e3          // cylinder area (m^2)
 #define HY_MAX_CV 1.0            // flow coefficient (m^3/(s sqrt(Pa)), valves per volt)
+#define HY_MAX_DISPLACEMENT 1.0  // pump displacement (m^3/rev; 1e-6 = 1 cm^3/rev)
+#define HY_MAX_SPEED 1e3         // pump shaft speed (rev/s; 60000 rpm)
+#define HY_MAX_LEAKAGE 1e-6      // pump leakage coefficient (m^3/(s Pa))
 #define HY_MAX_VOLTAGE 1e3       // magnitude of a spool position (V)
 #define HY_MAX_COEFFICIENT 1e15  // viscous and end-damper coefficients (N s/m, N/m)
 #define HY_MAX_ITERATIONS 1000000  // solver max_iterations
@@ -154,7 +157,7 @@ typedef enum hy_planar {
 
 // Hydraulic circuits (lumped fluid, seed 000 Sect. 3, seed 001 Sect. 3.2; see
 // docs/hydraulics.md). Volumes and sources are the circuit's nodes; their names are unique
-// together with the throttle, valve (directional, check, relief) and cylinder names, and a
+// together with the throttle, valve (directional, check, relief), pump and cylinder names, and a
 // cylinder's name is also that of its force element (unique among the force names).
 
 // Oil properties shared by the volumes of one circuit.
@@ -185,6 +188,33 @@ typedef struct hy_source_def {
   char signal[HY_NAME_MAX];  // optional scaling signal ("" = none)
   hy_srcpos pos;
 } hy_source_def;
+
+// Pumps: flow sources from node `from` (the inlet, usually the tank source) into the volume
+// `to` (docs/hydraulics.md, "pumps"). With the pressure rise dp = p_to - p_from,
+//   Q = eps(dp) D n(t) - C_leak dp,   n(t) = speed * signal(t) (speed alone without signal),
+// where eps = 1 for a fixed-displacement pump, and for a pressure-compensated one falls from 1
+// at dp <= p_comp - dp_comp to 0 at dp >= p_comp along a C^1 smoothstep. The laminar leakage
+// C_leak dp is the pump's volumetric efficiency.
+typedef enum hy_pump_kind {
+  HY_PUMP_FIXED = 0,        // fixed displacement: eps = 1
+  HY_PUMP_COMPENSATED = 1,  // pressure-compensated variable displacement
+} hy_pump_kind;
+
+typedef struct hy_pump_def {
+  char name[HY_NAME_MAX];
+  char from[HY_NAME_MAX];    // inlet: a volume or source
+  char to[HY_NAME_MAX];      // outlet: a volume
+  hy_pump_kind kind;
+  double displacement;       // D (m^3/rev), > 0
+  double speed;              // shaft speed n (rev/s; 1500 rpm = 25 rev/s), >= 0
+  char signal[HY_NAME_MAX];  // optional scaling signal of the speed ("" = none)
+  double leakage;            // C_leak (m^3/(s Pa)), >= 0
+  double compensator;        // p_comp (Pa): rise dp = p_to - p_from at which eps = 0, > 0
+                             // (compensated; 0 for a fixed pump)
+  double compensator_band;   // dp_comp (Pa): eps falls over [p_comp - dp_comp, p_comp],
+                             // 0 < dp_comp <= p_comp (compensated; 0 for a fixed pump)
+  hy_srcpos pos;
+} hy_pump_def;
 
 // A throttle valve (fixed orifice) from node `from` to node `to` (volume or source names),
 // seed 000 Eq. 24.
@@ -305,11 +335,12 @@ HY_API hy_cut_def hy_cut_def_default(void);
 HY_API hy_nonholonomic_def hy_nonholonomic_def_default(void);
 HY_API hy_force_def hy_force_def_default(void);
 // Hydraulic defaults (seeds README, "Hydraulic circuit parameters"): law constant, laminar
-// cubic, dp_lim = 2e5 Pa, p0 = NAN, init given; every other number 0 (physical values such as
-// bulk moduli, areas, cv and tau must be set).
+// cubic, dp_lim = 2e5 Pa, p0 = NAN, init given, pump kind fixed; every other number 0 (physical
+// values such as bulk moduli, areas, cv, tau, displacement and speed must be set).
 HY_API hy_circuit_def hy_circuit_def_default(void);
 HY_API hy_volume_def hy_volume_def_default(void);
 HY_API hy_source_def hy_source_def_default(void);
+HY_API hy_pump_def hy_pump_def_default(void);
 HY_API hy_throttle_def hy_throttle_def_default(void);
 HY_API hy_valve_def hy_valve_def_default(void);
 HY_API hy_check_valve_def hy_check_valve_def_default(void);
@@ -349,6 +380,7 @@ HY_API hy_status hy_spec_set_planar(hy_spec* s, hy_planar planar);
 HY_API hy_status hy_spec_add_circuit(hy_spec* s, const hy_circuit_def* def);
 HY_API hy_status hy_spec_add_volume(hy_spec* s, const hy_volume_def* def);
 HY_API hy_status hy_spec_add_source(hy_spec* s, const hy_source_def* def);
+HY_API hy_status hy_spec_add_pump(hy_spec* s, const hy_pump_def* def);
 HY_API hy_status hy_spec_add_throttle(hy_spec* s, const hy_throttle_def* def);
 HY_API hy_status hy_spec_add_valve(hy_spec* s, const hy_valve_def* def);
 HY_API hy_status hy_spec_add_check_valve(hy_spec* s, const hy_check_valve_def* def);
@@ -372,7 +404,8 @@ typedef struct hy_sizes {
   int nfrc;     // force elements
   int ncirc;    // hydraulic circuits (oil properties)
   int nvol;     // hydraulic volumes (pressure states)
-  int nsrc;     // fixed-pressure nodes (pumps, tanks)
+  int nsrc;     // fixed-pressure nodes (supplies, tanks)
+  int npump;    // pumps (flow sources)
   int norf;     // throttle valves (fixed orifices)
   int nvlv;     // 4/3 directional valves (spool states)
   int npvl;     // pressure valves: check and relief valves
@@ -520,6 +553,16 @@ typedef enum hy_option_key {
   X(double, src_p, sz.nsrc)                    /* pressure (Pa) */                      \
   X(int, src_sig, sz.nsrc)                     /* scaling signal, -1 = none */          \
   X(hy_srcpos, src_src, sz.nsrc)               /* where it is defined in the file */    \
+  X(char, pmp_name, sz.npump * HY_NAME_MAX)    /* pump names */                         \
+  X(int, pmp_kind, sz.npump)                   /* hy_pump_kind */                       \
+  X(int, pmp_node, sz.npump * 2)               /* from (inlet), to (outlet): nodes */   \
+  X(double, pmp_disp, sz.npump)                /* displacement D (m^3/rev) */           \
+  X(double, pmp_speed, sz.npump)               /* shaft speed n (rev/s) */              \
+  X(int, pmp_sig, sz.npump)                    /* speed scaling signal, -1 = none */    \
+  X(double, pmp_leak, sz.npump)                /* leakage C_leak (m^3/(s Pa)) */        \
+  X(double, pmp_p_comp, sz.npump)              /* compensator setting, rise (Pa) */     \
+  X(double, pmp_dp_comp, sz.npump)             /* compensator band (Pa) */              \
+  X(hy_srcpos, pmp_src, sz.npump)              /* where it is defined in the file */    \
   X(char, orf_name, sz.norf * HY_NAME_MAX)     /* throttle names */                     \
   X(int, orf_node, sz.norf * 2)                /* from, to: node (volume, or nvol+source) */ \
   X(double, orf_cv, sz.norf)                   /* flow coefficient (m^3/(s sqrt(Pa))) */ \
@@ -666,6 +709,7 @@ HY_API int hy_model_throttle(const hy_model* m, const char* name);
 HY_API int hy_model_valve(const hy_model* m, const char* name);
 // Check and relief valves share the pvl_* arrays: the index of either kind there.
 HY_API int hy_model_pressure_valve(const hy_model* m, const char* name);
+HY_API int hy_model_pump(const hy_model* m, const char* name);
 HY_API int hy_model_cylinder(const hy_model* m, const char* name);
 
 //----- named parameters ----------------------------------------------------------------------

@@ -135,6 +135,8 @@ typedef struct hy_data {
   double* orf_q;      // throttle flows from -> to (m^3/s)                       (norf)
   double* vlv_q;      // valve flows P->A, B->T, P->B, A->T (m^3/s)              (nvlv x 4)
   double* pvl_q;      // check and relief valve flows from -> to (m^3/s), >= 0   (npvl)
+  double* pmp_q;      // pump flows from -> to (m^3/s)                          (npump)
+  double* pmp_eps;    // pump displacement fractions eps (-), 1 for fixed pumps  (npump)
   double* cyl_len_a;  // piston-side chamber length (m)                          (ncyl)
   double* cyl_len_b;  // rod-side chamber length (m)                             (ncyl)
   double* cyl_F_hyd;  // p_a A_a - p_b A_b (N)                                   (ncyl)

@@ -342,7 +342,7 @@ static void print_signals(const hy_model* m) {
 
 static void print_hydraulics(const hy_model* m, const hy_data* d, const char* what) {
   const hy_sizes* s = &m->sizes;
-  if (s->ncirc + s->nvol + s->nsrc + s->ncyl == 0) {
+  if (s->ncirc + s->nvol + s->nsrc + s->npump + s->ncyl == 0) {
     printf("\nhydraulics: none\n");
     return;
   }
@@ -373,6 +373,26 @@ static void print_hydraulics(const hy_model* m, const hy_data* d, const char* wh
     for (int k = 0; k < s->nsrc; k++) {
       tab_add(&t, "%s\t%.6g\t%s", NAME(m->src_name, k), 1e-6 * m->src_p[k],
               signal_name(m, m->src_sig[k]));
+    }
+    tab_print(&t);
+  }
+  if (s->npump > 0) {
+    section("pumps (flow sources)", s->npump);
+    table t = {0};
+    tab_add(&t,
+            "pump\tkind\tfrom -> to\tdisplacement (cm^3/rev)\tspeed (rpm)\tsignal\tleakage "
+            "(m^3/(s Pa))\tcompensator, band (MPa)");
+    for (int k = 0; k < s->npump; k++) {
+      char comp[64] = "-";
+      const int compensated = m->pmp_kind[k] == HY_PUMP_COMPENSATED;
+      if (compensated) {
+        snprintf(comp, sizeof comp, "%.6g, %.6g", 1e-6 * m->pmp_p_comp[k],
+                 1e-6 * m->pmp_dp_comp[k]);
+      }
+      tab_add(&t, "%s\t%s\t%s -> %s\t%.6g\t%.6g\t%s\t%.6g\t%s", NAME(m->pmp_name, k),
+              compensated ? "compensated" : "fixed", node_name(m, m->pmp_node[2 * k]),
+              node_name(m, m->pmp_node[2 * k + 1]), 1e6 * m->pmp_disp[k], 60 * m->pmp_speed[k],
+              signal_name(m, m->pmp_sig[k]), m->pmp_leak[k], comp);
     }
     tab_print(&t);
   }

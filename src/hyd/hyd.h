@@ -50,9 +50,27 @@ double hy_hyd_pressure_valve_opening(double dp, double p_crack, double p_open, d
 double hy_hyd_pressure_valve_flow(double cv, double dp, double p_crack, double p_open,
                                   double dp_lim, hy_laminar law, double* dq_ddp);
 
+// Displacement fraction eps of a pressure-compensated pump at the pressure rise
+// dp = p_to - p_from: 1 for dp <= p_comp - dp_comp, 0 for dp >= p_comp, and between one minus
+// the smoothstep of hy_hyd_pressure_valve_opening (C^1); *deps_ddp receives d eps/d(dp).
+// Nullable: deps_ddp.
+double hy_hyd_pump_fraction(double dp, double p_comp, double dp_comp, double* deps_ddp);
+
+// Shaft speed n of pump i at time t (rev/s): m->pmp_speed[i] times its signal, if any.
+static inline double hy_hyd_pump_speed(const hy_model* m, int i, double t) {
+  const int sig = m->pmp_sig[i];
+  return sig >= 0 ? m->pmp_speed[i] * hy_signal_eval(m, sig, t) : m->pmp_speed[i];
+}
+
+// Flow of pump i from its inlet to its outlet at time t and pressure rise dp = p_to - p_from:
+// Q = eps(dp) D n(t) - C_leak dp, eps = 1 for a fixed pump (docs/hydraulics.md, "pumps").
+// *eps receives the displacement fraction, *dq_ddp dQ/d(dp). Nullable: eps, dq_ddp.
+double hy_hyd_pump_flow(const hy_model* m, int i, double t, double dp, double* eps,
+                        double* dq_ddp);
+
 // Evaluates the network at d->time, d->p, d->U, the friction states d->w and the cylinder
 // geometry d->frc_len/frc_rate: volumes, bulk moduli, flows (throttles, directional, check and
-// relief valves), d->pd, the friction states' rates d->wd, the cylinder force parts and
+// relief valves, pumps with their displacement fractions), d->pd, the friction states' rates d->wd, the cylinder force parts and
 // d->frc_force of the cylinder elements (F = F_hyd + F_visc + F_damp - F_mu).
 // With hw != NULL also the derivatives (not with respect to U: the spools are stepped apart,
 // see hy_hyd_spool_reference). Never allocates.
@@ -93,7 +111,8 @@ void hy_hyd_spool_rates(const hy_model* m, hy_data* d);
 // force F (d->frc_static of the element), the rod side takes its p0 and the piston side
 // (F + p_b A_b) / A_a (seed 000 Sect. 5); every volume still unknown takes the pressure of a
 // known volume it is connected to through throttles (at rest no flow means no pressure drop);
-// a volume left unknown is an error naming it. U = vlv_U0.
+// a volume left unknown is an error naming it (and the pump that feeds it, if one does: a pump
+// is a flow source and fixes no pressure). U = vlv_U0.
 // The rules repeat until none applies, so a rod side known only through a throttle works too.
 // A piston side that starts inside an end damper carries F less the damper's spring force
 // (needs d->frc_len). An equilibrium cylinder whose piston side other data already fix

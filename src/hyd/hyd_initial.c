@@ -1,6 +1,7 @@
 // Initial pressures and spool positions (seed 000 Sect. 5: rod side given, piston side from
 // static equilibrium, volumes joined by a throttle at the same pressure).
 #include <math.h>
+#include <stdio.h>
 
 #include "core/core.h"
 #include "hyd/hyd_impl.h"
@@ -56,12 +57,21 @@ hy_status hy_hyd_initial_state(const hy_model* m, hy_data* d) {
 
   for (int v = 0; v < nv; v++) {
     if (!isnan(d->p[v])) continue;
+    // a pump is a flow source: at rest it fixes no pressure, so the line it feeds needs one
+    char pump[HY_NAME_MAX + 128] = "";
+    for (int i = 0; i < m->sizes.npump && !pump[0]; i++) {
+      if (m->pmp_node[2 * i + 1] != v) continue;
+      snprintf(pump, sizeof pump,
+               " (pump '%s' delivers into it but fixes no pressure: give the pump line p0, such "
+               "as the tank's pressure or a relief valve's setting)",
+               m->pmp_name + (size_t)i * HY_NAME_MAX);
+    }
     return hy_error_set_src(&d->err, HY_ERR_MODEL, m->path, m->vol_pos[v].line, m->vol_pos[v].col,
                             "volume '%s' has no initial pressure: give it p0, join it through a "
                             "throttle to a volume or source whose pressure is known, or make it "
                             "the piston side of a cylinder with initial: equilibrium whose rod "
-                            "side is known",
-                            m->vol_name + (size_t)v * HY_NAME_MAX);
+                            "side is known%s",
+                            m->vol_name + (size_t)v * HY_NAME_MAX, pump);
   }
 
   // A piston side fixed first by other data (a given p0 reached through throttles, another

@@ -58,4 +58,5 @@ void hy_hyd_input_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw) {
   memset(d->orf_q, 0, sizeof(double) * (size_t)m->sizes.norf);
   memset(d->vlv_q, 0, sizeof(double) * 4 * (size_t)m->sizes.nvlv);
   memset(d->pvl_q, 0, sizeof(double) * (size_t)m->sizes.npvl);
+  if (m->sizes.npump > 0) memset(d->pmp_q, 0, sizeof(double) * (size_t)m->sizes.npump);
 }

@@ -1,6 +1,7 @@
-// The hydraulic network: flows through throttles, directional, check and relief valves, the
-// pressure rates of the volumes (seed 000 Eqs. 22-27, seed 001 Sect. 3.2, seed 003 Eqs. 1-6) and
-// their exact partial derivatives for the monolithic Newton tangent (seed 000 Sect. 4).
+// The hydraulic network: flows through throttles, directional, check and relief valves and
+// from pumps, the pressure rates of the volumes (seed 000 Eqs. 22-27, seed 001 Sect. 3.2, seed
+// 003 Eqs. 1-6) and their exact partial derivatives for the monolithic Newton tangent (seed 000
+// Sect. 4).
 #include <string.h>
 
 #include "hyd/hyd_impl.h"
@@ -110,7 +111,7 @@ static HY_ALWAYS_INLINE double path_flow(const hy_model* m, const int* nodes, in
 // and, for the usual single cylinder, on nc = 1 as well.
 static HY_ALWAYS_INLINE void evaluate(int nv, int nc, const hy_model* m, hy_data* d,
                                       hy_hyd_work* hw) {
-  const int no = m->sizes.norf, nl = m->sizes.nvlv, npv = m->sizes.npvl;
+  const int no = m->sizes.norf, nl = m->sizes.nvlv, npv = m->sizes.npvl, npm = m->sizes.npump;
   const double t = d->time;
   const double* p = d->p;
   double* S = d->pd;  // inflow sums until they are scaled into pressure rates
@@ -158,6 +159,16 @@ static HY_ALWAYS_INLINE void evaluate(int nv, int nc, const hy_model* m, hy_data
                                    m->pvl_dp_lim[i], laminar_of(m, nd, 2), dq_out);
     d->pvl_q[i] = q;
     add_flow(nv, S, J, nd[0], nd[1], q, dq);
+  }
+
+  // pumps, docs/hydraulics.md "pumps": Q = eps(dp) D n(t) - C_leak dp falls with the pressure
+  // rise dp = p_to - p_from, so its slope in p_from - p_to (add_flow's) is -dQ/d(dp)
+  for (int i = 0; i < npm; i++) {
+    const int* nd = m->pmp_node + 2 * i;
+    const double rise = node_pressure(nv, m, p, t, nd[1]) - node_pressure(nv, m, p, t, nd[0]);
+    const double q = hy_hyd_pump_flow(m, i, t, rise, d->pmp_eps + i, dq_out);
+    d->pmp_q[i] = q;
+    add_flow(nv, S, J, nd[0], nd[1], q, -dq);
   }
 
   // 4/3 directional valves, seed 000 Eq. 26 / seed 001 Eq. 31: U > 0 opens P->A and B->T,

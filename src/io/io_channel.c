@@ -254,6 +254,13 @@ static void build(builder* b, const hy_model* m, const hy_data* d) {
     add_double(b, 0, "m^3/s", "check or relief valve flow from -> to", d->pvl_q + k, "Q:",
                NAME(m->pvl_name, k));
   }
+  for (int k = 0; k < sz->npump; k++) {
+    add_double(b, 0, "m^3/s", "pump flow from -> to", d->pmp_q + k, "Q:", NAME(m->pmp_name, k));
+  }
+  for (int k = 0; k < sz->npump; k++) {
+    add_double(b, 0, "-", "pump displacement fraction (1 for a fixed pump)", d->pmp_eps + k,
+               "eps:", NAME(m->pmp_name, k));
+  }
   for (int v = 0; v < sz->nvlv; v++) {
     add_double(b, 0, "V/s", "spool velocity", d->Ud + v, "Ud:", NAME(m->vlv_name, v));
   }

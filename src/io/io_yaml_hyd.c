@@ -1,5 +1,5 @@
-// Hydraulic circuits of a model file: oil, volumes, sources, throttles, directional, check and
-// relief valves and cylinders (docs/hydraulics.md).
+// Hydraulic circuits of a model file: oil, volumes, sources, pumps, throttles, directional, check
+// and relief valves and cylinders (docs/hydraulics.md).
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -135,6 +135,60 @@ static hy_status load_sources(hy_io_loader* ld, const hy_io_item* cit, const hy_
       HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "signal"), d.signal));
     }
     if (hy_spec_add_source(ld->spec, &d) != HY_OK) return add_failed(ld, "source", d.name);
+  }
+  return HY_OK;
+}
+
+// `pumps` of a circuit. The kind follows `compensator` unless given; a compensator's keys on a
+// fixed pump are refused here, where their place in the file is known.
+static hy_status load_pumps(hy_io_loader* ld, const hy_io_item* cit, const hy_io_node* cn) {
+  static const char* const keys[] = {
+      "name",   "from",    "to",          "kind",             "displacement", "speed",
+      "signal", "leakage", "compensator", "compensator_band", NULL};
+  static const char* const kinds[] = {"fixed", "compensated", NULL};
+  const hy_io_node* list;
+  HY_TRY(get_sublist(ld, cit, cn, "pumps", "pumps", &list));
+  for (int i = 0; list && i < list->nkid; i++) {
+    hy_io_item it;
+    const hy_io_node* n;
+    HY_TRY(hy_io_list_item(ld, list, i, "pumps", "pump", keys, &it, &n));
+    hy_pump_def d = hy_pump_def_default();
+    d.pos = hy_io_pos_of(n);
+    HY_TRY(hy_io_require_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(hy_io_require_name(ld, &it, n, "from", "the inlet: a volume or source name", d.from));
+    HY_TRY(hy_io_require_name(ld, &it, n, "to", "the outlet: a volume name", d.to));
+    int kind = hy_io_map_val(n, "compensator") ? HY_PUMP_COMPENSATED : HY_PUMP_FIXED;
+    if (hy_io_map_val(n, "kind")) {
+      HY_TRY(hy_io_get_enum(ld, it.where, HY_IO_KEY(n, "kind"), kinds, &kind));
+    }
+    d.kind = kind == HY_PUMP_COMPENSATED ? HY_PUMP_COMPENSATED : HY_PUMP_FIXED;
+    HY_TRY(hy_io_require_number(ld, &it, n, "displacement", "a positive number, m^3/rev",
+                                &d.displacement));
+    HY_TRY(hy_io_require_number(ld, &it, n, "speed", "a non-negative number, rev/s", &d.speed));
+    if (hy_io_map_val(n, "signal")) {
+      HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "signal"), d.signal));
+    }
+    HY_TRY(opt_number(ld, &it, n, "leakage", &d.leakage));
+    if (d.kind == HY_PUMP_FIXED) {
+      static const char* const comp_keys[] = {"compensator", "compensator_band", NULL};
+      for (int k = 0; comp_keys[k]; k++) {
+        if (!hy_io_map_val(n, comp_keys[k])) continue;
+        return HY_IO_FAIL_AT(ld, hy_io_map_key(n, comp_keys[k]),
+                             "%s: '%s' is a key of a compensated pump (kind: compensated, or "
+                             "give 'compensator')",
+                             it.where, comp_keys[k]);
+      }
+    } else {
+      HY_TRY(hy_io_require_number(ld, &it, n, "compensator",
+                                  "a positive number, Pa: the pressure rise p_to - p_from at "
+                                  "which the displacement reaches 0",
+                                  &d.compensator));
+      HY_TRY(hy_io_require_number(ld, &it, n, "compensator_band",
+                                  "a positive number, Pa: the rise below 'compensator' over which "
+                                  "the displacement falls",
+                                  &d.compensator_band));
+    }
+    if (hy_spec_add_pump(ld->spec, &d) != HY_OK) return add_failed(ld, "pump", d.name);
   }
   return HY_OK;
 }
@@ -500,9 +554,9 @@ static hy_status load_cylinders(hy_io_loader* ld, const hy_io_item* cit, const h
 }
 
 static hy_status load_circuit(hy_io_loader* ld, const hy_io_node* list, int index) {
-  static const char* const keys[] = {"name",          "oil",       "laminar", "volumes",
-                                     "sources",       "throttles", "valves",  "check_valves",
-                                     "relief_valves", "cylinders", NULL};
+  static const char* const keys[] = {"name",         "oil",           "laminar",   "volumes",
+                                     "sources",      "pumps",         "throttles", "valves",
+                                     "check_valves", "relief_valves", "cylinders", NULL};
   static const char* const oil_keys[] = {"bulk_modulus", "law", "k", NULL};
   static const char* const laws[] = {"constant", "linear", NULL};
   static const char* const laminars[] = {"cubic", "linear", NULL};
@@ -540,6 +594,7 @@ static hy_status load_circuit(hy_io_loader* ld, const hy_io_node* list, int inde
   if (hy_spec_add_circuit(ld->spec, &d) != HY_OK) return add_failed(ld, "circuit", d.name);
   HY_TRY(load_volumes(ld, &it, n, d.name));
   HY_TRY(load_sources(ld, &it, n, d.name));
+  HY_TRY(load_pumps(ld, &it, n));
   HY_TRY(load_throttles(ld, &it, n));
   HY_TRY(load_valves(ld, &it, n));
   HY_TRY(load_pressure_valves(ld, &it, n, 0));

@@ -44,6 +44,8 @@ struct hy_spec {
   int nvolume, cap_volume;
   hy_source_def* sources;
   int nsource, cap_source;
+  hy_pump_def* pumps;
+  int npump, cap_pump;
   hy_throttle_def* throttles;
   int nthrottle, cap_throttle;
   hy_valve_def* valves;

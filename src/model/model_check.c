@@ -73,6 +73,9 @@ static const range kStiffnessPos = {0, HY_MAX_COEFFICIENT, 1, 0, "N/m"};
 static const range kExponent = {0, 100, 1, 0, "-"};
 static const range kFraction = {0, 1, 0, 0, "-"};
 static const range kInertia = {-HY_MAX_INERTIA, HY_MAX_INERTIA, 0, 0, "kg m^2"};
+static const range kDisplacement = {0, HY_MAX_DISPLACEMENT, 1, 0, "m^3/rev"};
+static const range kSpeed = {0, HY_MAX_SPEED, 0, 0, "rev/s"};
+static const range kLeakage = {0, HY_MAX_LEAKAGE, 0, 0, "m^3/(s Pa)"};
 
 static int in_range(double x, const range* r) {
   return isfinite(x) && (r->lo_open ? x > r->lo : x >= r->lo) &&
@@ -538,6 +541,44 @@ static hy_status check_valves(const checker* c) {
   return HY_OK;
 }
 
+// Pumps (docs/hydraulics.md, "pumps"). The compensator's band must lie above a zero pressure
+// rise, so that a compensated pump delivers its full displacement against an open line; a fixed
+// pump has no compensator, and one given to it would be silently ignored.
+static hy_status check_pumps(const checker* c) {
+  const hy_model* m = c->m;
+  for (int i = 0; i < m->sizes.npump; i++) {
+    char elem[96];
+    elem_name(elem, sizeof elem, "pump", m->pmp_name, i);
+    const hy_srcpos pos = m->pmp_src[i];
+    const int kind = m->pmp_kind[i];
+    if (kind != HY_PUMP_FIXED && kind != HY_PUMP_COMPENSATED) {
+      return fail(c, pos, "%s: unknown kind %d", elem, kind);
+    }
+    HY_TRY(check_num(c, pos, elem, "displacement", m->pmp_disp[i], &kDisplacement));
+    HY_TRY(check_num(c, pos, elem, "speed", m->pmp_speed[i], &kSpeed));
+    HY_TRY(check_num(c, pos, elem, "leakage", m->pmp_leak[i], &kLeakage));
+    const double p_comp = m->pmp_p_comp[i], band = m->pmp_dp_comp[i];
+    if (kind == HY_PUMP_FIXED) {
+      if (p_comp != 0 || band != 0) {
+        return fail(c, pos,
+                    "%s: a fixed pump has no compensator (compensator %g Pa, compensator_band %g "
+                    "Pa given); make it kind compensated",
+                    elem, p_comp, band);
+      }
+      continue;
+    }
+    HY_TRY(check_num(c, pos, elem, "compensator", p_comp, &kDpPos));
+    HY_TRY(check_num(c, pos, elem, "compensator_band", band, &kDpPos));
+    if (band > p_comp) {
+      return fail(c, pos,
+                  "%s: compensator_band (%g Pa) must not exceed compensator (%g Pa): the "
+                  "displacement would already be reduced at zero pressure rise",
+                  elem, band, p_comp);
+    }
+  }
+  return HY_OK;
+}
+
 // The parameters a cylinder's friction law reads (docs/friction.md); the others are not looked
 // at. The bristle laws divide by g(v) >= min(F_c, F_s), so both must be positive there, and the
 // film law needs F_s > F_c for a film that thins the Stribeck term (Eq. 33).
@@ -716,6 +757,7 @@ hy_status hy_model_check(const hy_model* m, hy_error* err) {
   HY_TRY(check_nonholonomic(&c));
   HY_TRY(check_forces(&c));
   HY_TRY(check_circuits(&c));
+  HY_TRY(check_pumps(&c));
   HY_TRY(check_valves(&c));
   HY_TRY(check_cylinders(&c));
   return check_options(&c);

@@ -115,6 +115,9 @@ int hy_model_valve(const hy_model* m, const char* name) {
 int hy_model_pressure_valve(const hy_model* m, const char* name) {
   return find_name(m->pvl_name, m->sizes.npvl, name);
 }
+int hy_model_pump(const hy_model* m, const char* name) {
+  return find_name(m->pmp_name, m->sizes.npump, name);
+}
 int hy_model_cylinder(const hy_model* m, const char* name) {
   int f = hy_model_force(m, name);
   return f < 0 ? -1 : m->frc_cyl[f];
@@ -402,15 +405,17 @@ static const char* pvalve_kind_name(hy_pressure_valve_kind kind) {
 static int hyd_name_taken(const hy_spec* s, const char* name, int kind, int index,
                           const char** what) {
   // kinds in order: 0 volume, 1 source, 2 throttle, 3 valve, 4 check or relief valve,
-  // 5 cylinder
-  static const char* const kinds[] = {"volume", "source", "throttle", "valve", NULL, "cylinder"};
+  // 5 cylinder, 6 pump
+  static const char* const kinds[] = {"volume", "source",   "throttle", "valve",
+                                      NULL,     "cylinder", "pump"};
   for (int k = 0; k <= kind; k++) {
     int n = k == 0   ? s->nvolume
             : k == 1 ? s->nsource
             : k == 2 ? s->nthrottle
             : k == 3 ? s->nvalve
             : k == 4 ? s->npvalve
-                     : s->ncylinder;
+            : k == 5 ? s->ncylinder
+                     : s->npump;
     if (k == kind) n = index;
     for (int i = 0; i < n; i++) {
       const char* other = k == 0   ? s->volumes[i].name
@@ -418,7 +423,8 @@ static int hyd_name_taken(const hy_spec* s, const char* name, int kind, int inde
                           : k == 2 ? s->throttles[i].name
                           : k == 3 ? s->valves[i].name
                           : k == 4 ? s->pvalves[i].name
-                                   : s->cylinders[i].name;
+                          : k == 5 ? s->cylinders[i].name
+                                   : s->pumps[i].name;
       if (strcmp(other, name) == 0) {
         *what = k == 4 ? pvalve_kind_name(s->pvalves[i].kind) : kinds[k];
         return 1;
@@ -577,6 +583,24 @@ static hy_status hyd_check(const hy_spec* s, hy_error* err) {
            c->chamber_a);
     }
   }
+  for (int i = 0; i < s->npump; i++) {
+    const hy_pump_def* p = &s->pumps[i];
+    if (p->name[0] == 0) FAIL(p->pos, "pump %d has no name", i);
+    if (hyd_name_taken(s, p->name, 6, i, &what)) {
+      FAIL(p->pos, "pump '%s': the name is already used by a %s", p->name, what);
+    }
+    int a, b, circ = -1;
+    HY_TRY(hyd_port(s, err, p->pos, "pump", p->name, "from", p->from, &a, &circ));
+    HY_TRY(hyd_port(s, err, p->pos, "pump", p->name, "to", p->to, &b, &circ));
+    if (a == b) FAIL(p->pos, "pump '%s': from and to are the same node '%s'", p->name, p->to);
+    // a flow source into a fixed-pressure node would change nothing
+    if (b >= s->nvolume) {
+      FAIL(p->pos, "pump '%s': to '%s' is a source; a pump delivers into a volume", p->name, p->to);
+    }
+    if (p->signal[0] && spec_signal(s, p->signal) < 0) {
+      FAIL(p->pos, "pump '%s': signal '%s' does not exist", p->name, p->signal);
+    }
+  }
   // every volume needs a connection
   for (int i = 0; i < s->nvolume; i++) {
     const hy_volume_def* v = &s->volumes[i];
@@ -597,10 +621,13 @@ static hy_status hyd_check(const hy_spec* s, hy_error* err) {
       nconn += strcmp(s->cylinders[k].chamber_a, v->name) == 0;
       nconn += strcmp(s->cylinders[k].chamber_b, v->name) == 0;
     }
+    for (int k = 0; k < s->npump; k++) {
+      nconn += strcmp(s->pumps[k].from, v->name) == 0 || strcmp(s->pumps[k].to, v->name) == 0;
+    }
     if (nconn == 0) {
       FAIL(v->pos,
-           "volume '%s' is not connected: no throttle, valve port, check or relief valve or "
-           "cylinder chamber names it",
+           "volume '%s' is not connected: no throttle, valve port, check or relief valve, pump "
+           "or cylinder chamber names it",
            v->name);
     }
   }
@@ -725,6 +752,20 @@ static void fill_hyd(const hy_spec* s, hy_model* m) {
     m->src_p[i] = p->pressure;
     m->src_sig[i] = p->signal[0] ? hy_model_signal(m, p->signal) : -1;
     m->src_src[i] = p->pos;
+  }
+  for (int i = 0; i < s->npump; i++) {
+    const hy_pump_def* p = &s->pumps[i];
+    memcpy(m->pmp_name + (size_t)i * HY_NAME_MAX, p->name, HY_NAME_MAX);
+    m->pmp_kind[i] = p->kind;
+    m->pmp_node[2 * i] = spec_node(s, p->from);
+    m->pmp_node[2 * i + 1] = spec_node(s, p->to);
+    m->pmp_disp[i] = p->displacement;
+    m->pmp_speed[i] = p->speed;
+    m->pmp_sig[i] = p->signal[0] ? hy_model_signal(m, p->signal) : -1;
+    m->pmp_leak[i] = p->leakage;
+    m->pmp_p_comp[i] = p->compensator;
+    m->pmp_dp_comp[i] = p->compensator_band;
+    m->pmp_src[i] = p->pos;
   }
   for (int i = 0; i < s->nthrottle; i++) {
     const hy_throttle_def* t = &s->throttles[i];
@@ -1086,6 +1127,7 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
                  .ncirc = s->ncircuit,
                  .nvol = s->nvolume,
                  .nsrc = s->nsource,
+                 .npump = s->npump,
                  .norf = s->nthrottle,
                  .nvlv = s->nvalve,
                  .npvl = s->npvalve,

@@ -9,10 +9,10 @@
 #include "core/core.h"
 #include "model/model.h"
 
-typedef enum kind { K_BODY, K_CYL, K_VOL, K_CIRC, K_VLV, K_ORF, K_COUNT } kind;
+typedef enum kind { K_BODY, K_CYL, K_VOL, K_CIRC, K_VLV, K_ORF, K_PMP, K_COUNT } kind;
 
-static const char* const kind_names[K_COUNT] = {"body", "cylinder", "volume", "circuit", "valve",
-                                                "throttle"};
+static const char* const kind_names[K_COUNT] = {"body",  "cylinder", "volume", "circuit",
+                                                "valve", "throttle", "pump"};
 
 typedef struct field {
   kind k;
@@ -39,6 +39,9 @@ static const field fields[] = {
     {K_VLV, "cv", "m^3/(s V sqrt(Pa))", "flow coefficient per metering path"},
     {K_VLV, "tau", "s", "spool time constant"},
     {K_ORF, "cv", "m^3/(s sqrt(Pa))", "flow coefficient"},
+    {K_PMP, "displacement", "m^3/rev", "pump displacement D"},
+    {K_PMP, "speed", "rev/s", "pump shaft speed n"},
+    {K_PMP, "leakage", "m^3/(s Pa)", "pump leakage coefficient C_leak"},
 };
 enum { NFIELD = (int)(sizeof fields / sizeof fields[0]) };
 
@@ -50,6 +53,7 @@ static int count_of(const hy_model* m, kind k) {
     case K_CIRC: return m->sizes.ncirc;
     case K_VLV: return m->sizes.nvlv;
     case K_ORF: return m->sizes.norf;
+    case K_PMP: return m->sizes.npump;
     default: return 0;
   }
 }
@@ -62,6 +66,7 @@ static const char* element_name(const hy_model* m, kind k, int i) {
     case K_CIRC: return m->circ_name + (size_t)i * HY_NAME_MAX;
     case K_VLV: return m->vlv_name + (size_t)i * HY_NAME_MAX;
     case K_ORF: return m->orf_name + (size_t)i * HY_NAME_MAX;
+    case K_PMP: return m->pmp_name + (size_t)i * HY_NAME_MAX;
     default: return "";
   }
 }
@@ -86,6 +91,9 @@ static double* place(hy_model* m, const field* f, int i) {
     case K_CIRC: return m->circ_B_oil + i;
     case K_VLV: return strcmp(f->name, "cv") == 0 ? m->vlv_cv + i : m->vlv_tau + i;
     case K_ORF: return m->orf_cv + i;
+    case K_PMP:
+      if (strcmp(f->name, "displacement") == 0) return m->pmp_disp + i;
+      return strcmp(f->name, "speed") == 0 ? m->pmp_speed + i : m->pmp_leak + i;
     default: return NULL;
   }
 }
@@ -128,7 +136,8 @@ double* hy_model_param(hy_model* m, const char* name, const char** unit, hy_erro
     return NULL;
   }
   HY_FAIL(err, HY_ERR_ARG,
-          "parameter '%s': unknown kind '%.*s' (body, cylinder, volume, circuit, valve, throttle)",
+          "parameter '%s': unknown kind '%.*s' (body, cylinder, volume, circuit, valve, throttle, "
+          "pump)",
           name, (int)klen, name);
   return NULL;
 }

@@ -89,6 +89,14 @@ hy_source_def hy_source_def_default(void) {
   return d;
 }
 
+// A fixed-displacement pump without leakage: displacement and speed must be set.
+hy_pump_def hy_pump_def_default(void) {
+  hy_pump_def d;
+  memset(&d, 0, sizeof d);
+  d.kind = HY_PUMP_FIXED;
+  return d;
+}
+
 // 2 bar: the laminar limit of seed 000 Sect. 3.1 and seed 003 Eq. 6.
 static const double kDefaultDpLim = 2e5;
 
@@ -183,6 +191,7 @@ void hy_spec_free(hy_spec* s) {
   hy_free(s->circuits);
   hy_free(s->volumes);
   hy_free(s->sources);
+  hy_free(s->pumps);
   hy_free(s->throttles);
   hy_free(s->valves);
   hy_free(s->pvalves);
@@ -270,6 +279,11 @@ hy_status hy_spec_add_volume(hy_spec* s, const hy_volume_def* def) {
 
 hy_status hy_spec_add_source(hy_spec* s, const hy_source_def* def) {
   HY_SPEC_ADD_(s, sources, nsource, cap_source, def);
+  return HY_OK;
+}
+
+hy_status hy_spec_add_pump(hy_spec* s, const hy_pump_def* def) {
+  HY_SPEC_ADD_(s, pumps, npump, cap_pump, def);
   return HY_OK;
 }
 

@@ -70,6 +70,8 @@ static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator in
   TAKE(d->orf_q, hy_doubles((size_t)sz->norf));
   TAKE(d->vlv_q, hy_doubles(4 * nvl));
   TAKE(d->pvl_q, hy_doubles((size_t)sz->npvl));
+  TAKE(d->pmp_q, hy_doubles((size_t)sz->npump));
+  TAKE(d->pmp_eps, hy_doubles((size_t)sz->npump));
   TAKE(d->cyl_len_a, hy_doubles(nc));
   TAKE(d->cyl_len_b, hy_doubles(nc));
   TAKE(d->cyl_F_hyd, hy_doubles(nc));
@@ -101,7 +103,7 @@ static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator in
 
 static int sizes_safe(const hy_sizes* s) {
   const int v[] = {s->nbody, s->nz, s->nmrk, s->neq, s->nfrc, s->nvol, s->ncyl, s->nvlv,
-                   s->norf, s->npvl, s->nfric};
+                   s->norf, s->npvl, s->npump, s->nfric};
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
     if (v[i] < 0 || v[i] > SIZE_SAFE) return 0;
   }

@@ -239,8 +239,8 @@ typedef struct bad_text {
 
 static const bad_text kBadText[] = {
     {"hydraulics: [1]\n", 8, 13, "expected a mapping with the key 'circuits'"},
-    {"hydraulics: {circuits: [{name: c, oil: {bulk_modulus: 1e9}, pumps: []}]}\n", 8, 61,
-     "unknown key 'pumps' in circuit 'c'"},
+    {"hydraulics: {circuits: [{name: c, oil: {bulk_modulus: 1e9}, motors: []}]}\n", 8, 61,
+     "unknown key 'motors' in circuit 'c'"},
     {"hydraulics: {circuits: [{name: c}]}\n", 8, 25, "key 'oil' is required"},
     {"hydraulics: {circuits: [{name: c, oil: {bulk_modulus: 1e9, law: linear}}]}\n", 8, 40,
      "key 'k' is required"},
