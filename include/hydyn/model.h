@@ -35,7 +35,7 @@ typedef struct hy_srcpos {
 #define HY_MAX_CV 1.0            // flow coefficient (m^3/(s sqrt(Pa)), valves per volt)
 #define HY_MAX_DISPLACEMENT 1.0  // pump displacement (m^3/rev; 1e-6 = 1 cm^3/rev)
 #define HY_MAX_SPEED 1e3         // pump shaft speed (rev/s; 60000 rpm)
-#define HY_MAX_LEAKAGE 1e-6      // pump leakage coefficient (m^3/(s Pa))
+#define HY_MAX_LEAKAGE 1e-3      // laminar leakage coefficient of a pump or valve edge (m^3/(s Pa))
 #define HY_MAX_VOLTAGE 1e3       // magnitude of a spool position (V)
 #define HY_MAX_COEFFICIENT 1e15  // viscous and end-damper coefficients (N s/m, N/m)
 #define HY_MAX_ITERATIONS 1000000  // solver max_iterations
@@ -217,13 +217,19 @@ typedef struct hy_pump_def {
 } hy_pump_def;
 
 // A throttle valve (fixed orifice) from node `from` to node `to` (volume or source names),
-// seed 000 Eq. 24.
+// seed 000 Eq. 24. Its options (docs/hydraulics.md, "Throttle options"): a signal x(t) that
+// scales the opening, C = cv min(max(x, 0), 1); the turbulent law regularized only below
+// dp_reg; and one-way flow (nothing from `to` to `from`).
 typedef struct hy_throttle_def {
   char name[HY_NAME_MAX];
   char from[HY_NAME_MAX];
   char to[HY_NAME_MAX];
   double cv;      // flow coefficient (m^3/(s sqrt(Pa))), > 0 (seed 000 Eq. 25: C_d A sqrt(2/rho))
-  double dp_lim;  // laminar limit (Pa), > 0
+  double dp_lim;  // laminar limit (Pa), > 0 (law laminar_transition)
+  char signal[HY_NAME_MAX];  // opening x(t), clamped to [0, 1] ("" = fully open)
+  hy_orifice_law law;        // laminar_transition (default) or turbulent
+  double dp_reg;             // law turbulent: width of the cubic regularization (Pa), > 0
+  int one_way;               // 1 = no flow from `to` to `from` (C^1 at dp = 0)
   hy_srcpos pos;
 } hy_throttle_def;
 
@@ -264,6 +270,8 @@ typedef struct hy_relief_valve_def {
 
 // A 4/3 directional valve with ports P, T, A, B (volume or source names), seed 000 Eqs. 26-27:
 // U > 0 opens P->A and B->T, U < 0 opens P->B and A->T, each path with coefficient cv |U|.
+// The metering edges may overlap (or underlap) the ports, leak, and the centre may connect
+// ports (docs/hydraulics.md, "Metering edges"); the defaults are the seeds' valve.
 typedef struct hy_valve_def {
   char name[HY_NAME_MAX];
   char P[HY_NAME_MAX];
@@ -273,6 +281,11 @@ typedef struct hy_valve_def {
   double cv;                 // m^3/(s V sqrt(Pa)) per metering path, > 0
   double tau;                // spool time constant (s), > 0
   double dp_lim;             // laminar limit (Pa), > 0
+  hy_valve_centre centre;    // what is connected at U = 0 (default closed)
+  double U_max;              // spool position of full opening (V), >= 0; > 0 unless closed
+  double overlap;            // edge overlap (V): > 0 opens at |U| > overlap, < 0 underlap
+  double leakage;            // laminar leakage of each metering edge (m^3/(s Pa)), >= 0
+  double cv_centre;          // centre paths at U = 0 (m^3/(s sqrt(Pa))); 0 = cv U_max
   double U0;                 // initial spool position (V)
   char signal[HY_NAME_MAX];  // reference U_ref(t) (V); "" = 0
   hy_srcpos pos;
@@ -335,7 +348,8 @@ HY_API hy_cut_def hy_cut_def_default(void);
 HY_API hy_nonholonomic_def hy_nonholonomic_def_default(void);
 HY_API hy_force_def hy_force_def_default(void);
 // Hydraulic defaults (seeds README, "Hydraulic circuit parameters"): law constant, laminar
-// cubic, dp_lim = 2e5 Pa, p0 = NAN, init given, pump kind fixed; every other number 0 (physical
+// cubic, dp_lim = 2e5 Pa, p0 = NAN, init given, pump kind fixed; throttles law
+// laminar_transition with dp_reg = 100 Pa, valves centre closed; every other number 0 (physical
 // values such as bulk moduli, areas, cv, tau, displacement and speed must be set).
 HY_API hy_circuit_def hy_circuit_def_default(void);
 HY_API hy_volume_def hy_volume_def_default(void);
@@ -567,6 +581,10 @@ typedef enum hy_option_key {
   X(int, orf_node, sz.norf * 2)                /* from, to: node (volume, or nvol+source) */ \
   X(double, orf_cv, sz.norf)                   /* flow coefficient (m^3/(s sqrt(Pa))) */ \
   X(double, orf_dp_lim, sz.norf)               /* laminar limit (Pa) */                 \
+  X(int, orf_sig, sz.norf)                     /* opening signal, -1 = fully open */    \
+  X(int, orf_law, sz.norf)                     /* hy_orifice_law */                     \
+  X(double, orf_dp_reg, sz.norf)               /* turbulent: regularization width (Pa) */ \
+  X(int, orf_one_way, sz.norf)                 /* 1 = no flow to -> from */             \
   X(hy_srcpos, orf_src, sz.norf)               /* where it is defined in the file */    \
   X(char, vlv_name, sz.nvlv * HY_NAME_MAX)     /* directional valve names */            \
   X(int, vlv_node, sz.nvlv * 4)                /* ports P, T, A, B: nodes */            \
@@ -575,6 +593,11 @@ typedef enum hy_option_key {
   X(double, vlv_dp_lim, sz.nvlv)               /* laminar limit (Pa) */                 \
   X(double, vlv_U0, sz.nvlv)                   /* initial spool position (V) */         \
   X(int, vlv_sig, sz.nvlv)                     /* reference signal U_ref (V), -1 = 0 */ \
+  X(int, vlv_centre, sz.nvlv)                  /* hy_valve_centre */                    \
+  X(double, vlv_Umax, sz.nvlv)                 /* spool position of full opening (V) */ \
+  X(double, vlv_overlap, sz.nvlv)              /* edge overlap (V), < 0 underlap */     \
+  X(double, vlv_leak, sz.nvlv)                 /* edge leakage (m^3/(s Pa)) */          \
+  X(double, vlv_cv_centre, sz.nvlv)            /* centre paths at U = 0 (m^3/(s sqrt(Pa))) */ \
   X(hy_srcpos, vlv_src, sz.nvlv)               /* where it is defined in the file */    \
   X(char, pvl_name, sz.npvl * HY_NAME_MAX)     /* check and relief valve names */       \
   X(int, pvl_kind, sz.npvl)                    /* hy_pressure_valve_kind */             \

@@ -133,7 +133,7 @@ typedef struct hy_data {
   double* vol_V;      // volume: hoses + cylinder chambers (m^3)                 (nvol)
   double* vol_Be;     // effective bulk modulus, Eq. 23 (Pa)                     (nvol)
   double* orf_q;      // throttle flows from -> to (m^3/s)                       (norf)
-  double* vlv_q;      // valve flows P->A, B->T, P->B, A->T (m^3/s)              (nvlv x 4)
+  double* vlv_q;      // valve flows P->A, B->T, P->B, A->T, P->T (m^3/s)  (nvlv x HY_VALVE_PATHS)
   double* pvl_q;      // check and relief valve flows from -> to (m^3/s), >= 0   (npvl)
   double* pmp_q;      // pump flows from -> to (m^3/s)                          (npump)
   double* pmp_eps;    // pump displacement fractions eps (-), 1 for fixed pumps  (npump)

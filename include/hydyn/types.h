@@ -134,6 +134,25 @@ typedef enum hy_laminar {
   HY_LAMINAR_LINEAR = 1,  // Q = C dp / sqrt(dp_lim), seed 003 Eq. 6 (slope halves at dp_lim)
 } hy_laminar;
 
+// Flow law of a throttle (docs/hydraulics.md, "Throttle options").
+typedef enum hy_orifice_law {
+  HY_ORIFICE_LAMINAR_TRANSITION = 0,  // sqrt law above dp_lim, the circuit's laminar law below
+  HY_ORIFICE_TURBULENT = 1,           // sqrt law down to dp_reg, a cubic only below it (C^1)
+} hy_orifice_law;
+
+// What a 4-way directional valve connects at spool position 0 (docs/hydraulics.md, "Valve
+// centres"); the centre paths close linearly as |U| goes to U_max.
+typedef enum hy_valve_centre {
+  HY_CENTRE_CLOSED = 0,  // every port blocked (seed 000 Eq. 26)
+  HY_CENTRE_OPEN = 1,    // P, T, A and B connected: P->A, P->B, A->T, B->T and P->T open
+  HY_CENTRE_TANDEM = 2,  // P->T open, A and B blocked
+  HY_CENTRE_FLOAT = 3,   // A->T and B->T open, P blocked
+} hy_valve_centre;
+
+// Flows of a directional valve in hy_data.vlv_q: its paths P->A, B->T, P->B, A->T, P->T, in
+// this order (the P->T path exists only with an open or tandem centre; 0 otherwise).
+#define HY_VALVE_PATHS 5
+
 // Seal friction law of a hydraulic cylinder (docs/friction.md). The force F_mu opposes the
 // piston's relative velocity s_dot and is subtracted from the cylinder force.
 typedef enum hy_friction_law {

@@ -40,6 +40,32 @@ void hy_hyd_work_bind(const hy_model* m, hy_hyd_work* hw, double* buf);
 double hy_hyd_orifice_flow(double coeff, double dp, double dp_lim, hy_laminar law,
                            double* dq_ddp);
 
+// One-way orifice (a throttle with one_way set, docs/hydraulics.md, "Throttle options"): 0 for
+// dp <= 0, C sqrt(lim) (5x^2 - 3x^3)/2 with x = dp/lim below lim, C sqrt(dp) from lim on. Value
+// and slope are continuous at 0 and at lim (C^1). *dq_ddp receives dQ/d(dp). Nullable: dq_ddp.
+double hy_hyd_orifice_one_way(double coeff, double dp, double lim, double* dq_ddp);
+
+// Flow of throttle i from `from` to `to` at dp = p_from - p_to and time t with its options: the
+// opening cv min(max(x(t), 0), 1) of its signal, law laminar_transition (the circuit's law
+// `laminar` below dp_lim) or turbulent (the cubic branch only below dp_reg), and one-way flow.
+// *dq_ddp receives dQ/d(dp). Nullable: dq_ddp.
+double hy_hyd_throttle_flow(const hy_model* m, int i, double t, double dp, hy_laminar laminar,
+                            double* dq_ddp);
+
+// Coefficients C_k(U) of the paths of directional valve i at spool position U, in the order of
+// hy_data.vlv_q (P->A, B->T, P->B, A->T, P->T; docs/hydraulics.md, "Metering edges"): its
+// metering windows shifted by the overlap, plus the centre paths of its centre. Continuous in U.
+void hy_hyd_valve_openings(const hy_model* m, int i, double U, double C[HY_VALVE_PATHS]);
+
+// Flows of directional valve i along its paths at spool position U and port pressures
+// pn = {p_P, p_T, p_A, p_B}: the orifice law (`law` below dp_lim) with C_k(U), plus the leakage
+// k dp of the four metering edges. Slopes dQ_k/d(dp_k) into dq. Nullable: dq.
+void hy_hyd_valve_flows(const hy_model* m, int i, double U, const double pn[4], hy_laminar law,
+                        double q[HY_VALVE_PATHS], double* dq);
+
+// The ends of valve path k (hy_data.vlv_q order) as indices into its ports {P, T, A, B}.
+extern const int hy_hyd_valve_path[HY_VALVE_PATHS][2];
+
 // Opening x in [0, 1] of a check or relief valve at the pressure difference dp = p_from - p_to:
 // 0 for dp <= p_crack, 1 for dp >= p_crack + p_open, a cubic smoothstep between (C^1);
 // *dx_ddp receives dx/d(dp). Nullable: dx_ddp.

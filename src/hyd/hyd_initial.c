@@ -40,8 +40,11 @@ hy_status hy_hyd_initial_state(const hy_model* m, hy_data* d) {
       d->p[va] = (F + d->p[vb] * m->cyl_area_b[c]) / m->cyl_area_a[c];
       changed = 1;
     }
-    // at rest a throttle carries no flow, so its two ends have the same pressure (Eq. 24)
+    // at rest a throttle carries no flow, so its two ends have the same pressure (Eq. 24);
+    // not so a one-way throttle (no flow for any p_from <= p_to) or one its signal closes
     for (int i = 0; i < no; i++) {
+      const int sig = m->orf_sig[i];
+      if (m->orf_one_way[i] || (sig >= 0 && !(hy_signal_eval(m, sig, d->time) > 0))) continue;
       const int a = m->orf_node[2 * i], b = m->orf_node[2 * i + 1];
       // NaN for a volume not known yet
       const double pa = hy_hyd_node_pressure(m, d, a), pb = hy_hyd_node_pressure(m, d, b);

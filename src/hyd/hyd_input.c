@@ -56,7 +56,7 @@ void hy_hyd_input_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw) {
   const size_t nv = (size_t)m->sizes.nvol, nw = (size_t)m->sizes.nfric;
   memset(d->pd, 0, sizeof(double) * (nv + nw));
   memset(d->orf_q, 0, sizeof(double) * (size_t)m->sizes.norf);
-  memset(d->vlv_q, 0, sizeof(double) * 4 * (size_t)m->sizes.nvlv);
+  memset(d->vlv_q, 0, sizeof(double) * HY_VALVE_PATHS * (size_t)m->sizes.nvlv);
   memset(d->pvl_q, 0, sizeof(double) * (size_t)m->sizes.npvl);
   if (m->sizes.npump > 0) memset(d->pmp_q, 0, sizeof(double) * (size_t)m->sizes.npump);
 }

@@ -103,6 +103,33 @@ static HY_ALWAYS_INLINE double path_flow(const hy_model* m, const int* nodes, in
   return hy_hyd_orifice_laminar(coeff, dp, dp_lim, laminar_of(m, nodes, n), dq);
 }
 
+// Whether throttle i is the plain one of seed 000 Eq. 24 (no option of hy_hyd_throttle_flow),
+// which the evaluation inlines as it always has.
+static HY_ALWAYS_INLINE int plain_throttle(const hy_model* m, int i) {
+  return m->orf_sig[i] < 0 && m->orf_law[i] == HY_ORIFICE_LAMINAR_TRANSITION && !m->orf_one_way[i];
+}
+
+// Whether valve i is the seeds' valve (seed 000 Eq. 26: closed centre, edges without overlap or
+// leakage), which the evaluation inlines as it always has; others go through hyd_valve.c.
+static HY_ALWAYS_INLINE int seed_valve(const hy_model* m, int i) {
+  return m->vlv_centre[i] == HY_CENTRE_CLOSED && m->vlv_overlap[i] == 0 && m->vlv_leak[i] == 0;
+}
+
+// Valve i with its metering edges (hy_hyd_valve_flows): its five path flows into d->vlv_q and
+// the inflow sums S, their slopes into J (nullable). Not inlined: the seeds' circuits never
+// call it.
+static void edge_valve(int nv, const hy_model* m, hy_data* d, double* S, double* J, int i) {
+  const int* nd = m->vlv_node + 4 * i;  // P, T, A, B
+  double pn[4], dq[HY_VALVE_PATHS];
+  for (int k = 0; k < 4; k++) pn[k] = node_pressure(nv, m, d->p, d->time, nd[k]);
+  double* q = d->vlv_q + HY_VALVE_PATHS * i;
+  hy_hyd_valve_flows(m, i, d->U[i], pn, laminar_of(m, nd, 4), q, J ? dq : NULL);
+  for (int k = 0; k < HY_VALVE_PATHS; k++) {
+    add_flow(nv, S, J, nd[hy_hyd_valve_path[k][0]], nd[hy_hyd_valve_path[k][1]], q[k],
+             J ? dq[k] : 0.0);
+  }
+}
+
 //----- evaluation ------------------------------------------------------------------------------
 
 // The evaluation, inlined by hy_hyd_evaluate with hw == NULL, where the compiler then drops
@@ -141,11 +168,13 @@ static HY_ALWAYS_INLINE void evaluate(int nv, int nc, const hy_model* m, hy_data
     for (int c = 0; c < nc; c++) hy_hyd_cylinder(m, d, hw, c);
   }
 
-  // throttles, seed 000 Eq. 24 (laminar below dp_lim)
+  // throttles, seed 000 Eq. 24 (laminar below dp_lim); with options through hyd_orifice.c
   for (int i = 0; i < no; i++) {
     const int* nd = m->orf_node + 2 * i;
     const double dp = node_pressure(nv, m, p, t, nd[0]) - node_pressure(nv, m, p, t, nd[1]);
-    const double q = path_flow(m, nd, 2, m->orf_cv[i], dp, m->orf_dp_lim[i], dq_out);
+    const double q = plain_throttle(m, i)
+                         ? path_flow(m, nd, 2, m->orf_cv[i], dp, m->orf_dp_lim[i], dq_out)
+                         : hy_hyd_throttle_flow(m, i, t, dp, laminar_of(m, nd, 2), dq_out);
     d->orf_q[i] = q;
     add_flow(nv, S, J, nd[0], nd[1], q, dq);
   }
@@ -172,12 +201,17 @@ static HY_ALWAYS_INLINE void evaluate(int nv, int nc, const hy_model* m, hy_data
   }
 
   // 4/3 directional valves, seed 000 Eq. 26 / seed 001 Eq. 31: U > 0 opens P->A and B->T,
-  // U < 0 opens P->B and A->T, each path with coefficient C_v |U| and the same laminar branch
+  // U < 0 opens P->B and A->T, each path with coefficient C_v |U| and the same laminar branch;
+  // valves with overlap, leakage or an open centre through their metering edges (hyd_valve.c)
   for (int i = 0; i < nl; i++) {
+    if (!seed_valve(m, i)) {
+      edge_valve(nv, m, d, S, J, i);
+      continue;
+    }
     const int* nd = m->vlv_node + 4 * i;  // P, T, A, B
     const double U = d->U[i];
-    double* q = d->vlv_q + 4 * i;  // P->A, B->T, P->B, A->T
-    q[0] = q[1] = q[2] = q[3] = 0;
+    double* q = d->vlv_q + HY_VALVE_PATHS * i;  // P->A, B->T, P->B, A->T, P->T
+    q[0] = q[1] = q[2] = q[3] = q[4] = 0;
     if (U == 0) continue;
     const double coeff = m->vlv_cv[i] * fabs(U);
     const double lim = m->vlv_dp_lim[i];

@@ -243,11 +243,15 @@ static void build(builder* b, const hy_model* m, const hy_data* d) {
     add_double(b, 0, "m^3/s", "throttle flow from -> to", d->orf_q + k, "Q:",
                NAME(m->orf_name, k));
   }
-  static const char* const path[4] = {"Q_PA:", "Q_BT:", "Q_PB:", "Q_AT:"};
-  for (int p = 0; p < 4; p++) {
+  static const char* const path[HY_VALVE_PATHS] = {"Q_PA:", "Q_BT:", "Q_PB:", "Q_AT:", "Q_PT:"};
+  for (int p = 0; p < HY_VALVE_PATHS; p++) {
     for (int v = 0; v < sz->nvlv; v++) {
-      add_double(b, 0, "m^3/s", "directional valve metering path flow", d->vlv_q + 4 * v + p,
-                 path[p], NAME(m->vlv_name, v));
+      // P->T only where the centre has that path (open and tandem): other valves keep the
+      // channels they always had
+      const int centre = m->vlv_centre[v];
+      if (p == 4 && centre != HY_CENTRE_OPEN && centre != HY_CENTRE_TANDEM) continue;
+      add_double(b, 0, "m^3/s", "directional valve metering path flow",
+                 d->vlv_q + HY_VALVE_PATHS * v + p, path[p], NAME(m->vlv_name, v));
     }
   }
   for (int k = 0; k < sz->npvl; k++) {

@@ -193,9 +193,23 @@ static hy_status load_pumps(hy_io_loader* ld, const hy_io_item* cit, const hy_io
   return HY_OK;
 }
 
+// A key that only one value of an element's `law` (or `centre`) reads: refused, at the key,
+// when the element has another one, so that a parameter meant for another law never goes
+// unnoticed.
+static hy_status refuse_key(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
+                            const char* key, const char* selector, const char* value,
+                            const char* reader) {
+  if (!hy_io_map_val(n, key)) return HY_OK;
+  return HY_IO_FAIL_AT(ld, hy_io_map_key(n, key), "%s: '%s' applies to %s only, not to %s: %s",
+                       it->where, key, reader, selector, value);
+}
+
 static hy_status load_throttles(hy_io_loader* ld, const hy_io_item* cit, const hy_io_node* cn) {
-  static const char* const keys[] = {"name", "from", "to", "cv", "orifice", "dp_lim", NULL};
+  static const char* const keys[] = {"name",   "from", "to",      "cv",     "orifice", "dp_lim",
+                                     "signal", "law",  "dp_reg", "one_way", NULL};
   static const char* const orifice_keys[] = {"cd", "diameter", "density", NULL};
+  static const char* const laws[] = {"laminar_transition", "turbulent", NULL};
+  static const char* const yes_no[] = {"false", "true", NULL};
   const hy_io_node* list;
   HY_TRY(get_sublist(ld, cit, cn, "throttles", "throttles", &list));
   for (int i = 0; list && i < list->nkid; i++) {
@@ -228,15 +242,36 @@ static hy_status load_throttles(hy_io_loader* ld, const hy_io_item* cit, const h
           "density}",
           &d.cv));
     }
-    HY_TRY(opt_number(ld, &it, n, "dp_lim", &d.dp_lim));
+    if (hy_io_map_val(n, "law")) {
+      int k;
+      HY_TRY(hy_io_get_enum(ld, it.where, HY_IO_KEY(n, "law"), laws, &k));
+      d.law = (hy_orifice_law)k;
+    }
+    // each law reads its own limit: dp_lim the laminar one, dp_reg the regularization
+    if (d.law == HY_ORIFICE_TURBULENT) {
+      HY_TRY(refuse_key(ld, &it, n, "dp_lim", "law", "turbulent", "law laminar_transition"));
+      HY_TRY(opt_number(ld, &it, n, "dp_reg", &d.dp_reg));
+    } else {
+      HY_TRY(refuse_key(ld, &it, n, "dp_reg", "law", laws[d.law], "law turbulent"));
+      HY_TRY(opt_number(ld, &it, n, "dp_lim", &d.dp_lim));
+    }
+    if (hy_io_map_val(n, "signal")) {
+      HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "signal"), d.signal));
+    }
+    if (hy_io_map_val(n, "one_way")) {
+      HY_TRY(hy_io_get_enum(ld, it.where, HY_IO_KEY(n, "one_way"), yes_no, &d.one_way));
+    }
     if (hy_spec_add_throttle(ld->spec, &d) != HY_OK) return add_failed(ld, "throttle", d.name);
   }
   return HY_OK;
 }
 
 static hy_status load_valves(hy_io_loader* ld, const hy_io_item* cit, const hy_io_node* cn) {
-  static const char* const keys[] = {"name", "P",      "T",  "A",      "B", "cv",
-                                     "tau",  "dp_lim", "U0", "signal", NULL};
+  static const char* const keys[] = {"name",   "P",      "T",     "A",       "B",
+                                     "cv",     "tau",    "dp_lim", "U0",     "signal",
+                                     "centre", "U_max",  "overlap", "leakage", "cv_centre",
+                                     NULL};
+  static const char* const centres[] = {"closed", "open", "tandem", "float", NULL};
   const hy_io_node* list;
   HY_TRY(get_sublist(ld, cit, cn, "valves", "valves", &list));
   for (int i = 0; list && i < list->nkid; i++) {
@@ -259,6 +294,27 @@ static hy_status load_valves(hy_io_loader* ld, const hy_io_item* cit, const hy_i
     if (hy_io_map_val(n, "signal")) {
       HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "signal"), d.signal));
     }
+    // the metering edges (docs/hydraulics.md, "Metering edges"); their ranges are
+    // hy_model_check's
+    if (hy_io_map_val(n, "centre")) {
+      int k;
+      HY_TRY(hy_io_get_enum(ld, it.where, HY_IO_KEY(n, "centre"), centres, &k));
+      d.centre = (hy_valve_centre)k;
+    }
+    if (d.centre == HY_CENTRE_CLOSED) {
+      HY_TRY(refuse_key(ld, &it, n, "cv_centre", "centre", "closed",
+                        "open, tandem and float centres"));
+    } else {
+      char expect[96];
+      snprintf(expect, sizeof expect,
+               "a positive number, V: the spool position where the %s centre has closed",
+               centres[d.centre]);
+      HY_TRY(hy_io_require_number(ld, &it, n, "U_max", expect, &d.U_max));
+    }
+    HY_TRY(opt_number(ld, &it, n, "U_max", &d.U_max));
+    HY_TRY(opt_number(ld, &it, n, "overlap", &d.overlap));
+    HY_TRY(opt_number(ld, &it, n, "leakage", &d.leakage));
+    HY_TRY(opt_number(ld, &it, n, "cv_centre", &d.cv_centre));
     if (hy_spec_add_valve(ld->spec, &d) != HY_OK) return add_failed(ld, "valve", d.name);
   }
   return HY_OK;

@@ -62,6 +62,10 @@ static const range kCv = {0, HY_MAX_CV, 1, 0, "m^3/(s sqrt(Pa))"};
 static const range kCvValve = {0, HY_MAX_CV, 1, 0, "m^3/(s V sqrt(Pa))"};
 static const range kTime = {0, INFINITY, 1, 0, "s"};
 static const range kVoltage = {-HY_MAX_VOLTAGE, HY_MAX_VOLTAGE, 0, 0, "V"};
+static const range kVoltageNonneg = {0, HY_MAX_VOLTAGE, 0, 0, "V"};
+static const range kVoltagePos = {0, HY_MAX_VOLTAGE, 1, 0, "V"};
+static const range kCvNonneg = {0, HY_MAX_CV, 0, 0, "m^3/(s sqrt(Pa))"};
+static const range kLeakage = {0, HY_MAX_LEAKAGE, 0, 0, "m^3/(s Pa)"};
 static const range kDamping = {0, HY_MAX_COEFFICIENT, 0, 0, "N s/m"};
 static const range kStiffness = {0, HY_MAX_COEFFICIENT, 0, 0, "N/m"};
 static const range kForceNonneg = {0, HY_MAX_FORCE, 0, 0, "N"};
@@ -75,7 +79,6 @@ static const range kFraction = {0, 1, 0, 0, "-"};
 static const range kInertia = {-HY_MAX_INERTIA, HY_MAX_INERTIA, 0, 0, "kg m^2"};
 static const range kDisplacement = {0, HY_MAX_DISPLACEMENT, 1, 0, "m^3/rev"};
 static const range kSpeed = {0, HY_MAX_SPEED, 0, 0, "rev/s"};
-static const range kLeakage = {0, HY_MAX_LEAKAGE, 0, 0, "m^3/(s Pa)"};
 
 static int in_range(double x, const range* r) {
   return isfinite(x) && (r->lo_open ? x > r->lo : x >= r->lo) &&
@@ -500,6 +503,44 @@ static hy_status check_circuits(const checker* c) {
   return HY_OK;
 }
 
+// The metering edges of directional valve i (docs/hydraulics.md, "Metering edges"): the
+// centre paths close at |U| = U_max, which they need; an overlap of U_max or more would keep
+// the edges shut over the whole nominal stroke (an underlap as large, open at both ends).
+static hy_status check_valve_edges(const checker* c, hy_srcpos pos, const char* elem, int i) {
+  const hy_model* m = c->m;
+  const int centre = m->vlv_centre[i];
+  if (centre < HY_CENTRE_CLOSED || centre > HY_CENTRE_FLOAT) {
+    return fail(c, pos, "%s: unknown centre %d (closed, open, tandem or float)", elem, centre);
+  }
+  const double Umax = m->vlv_Umax[i], overlap = m->vlv_overlap[i];
+  if (centre != HY_CENTRE_CLOSED) {
+    if (!(Umax > 0) && isfinite(Umax)) {
+      return fail(c, pos,
+                  "%s: an open, tandem or float centre needs U_max > 0 (V), the spool position "
+                  "where the centre paths have closed; got %g",
+                  elem, Umax);
+    }
+    HY_TRY(check_num(c, pos, elem, "U_max", Umax, &kVoltagePos));
+    HY_TRY(check_num(c, pos, elem, "cv_centre", m->vlv_cv_centre[i], &kCvNonneg));
+  } else {
+    HY_TRY(check_num(c, pos, elem, "U_max", Umax, &kVoltageNonneg));
+    if (m->vlv_cv_centre[i] != 0) {
+      return fail(c, pos,
+                  "%s: cv_centre (%g) applies to open, tandem and float centres only; this "
+                  "valve's centre is closed",
+                  elem, m->vlv_cv_centre[i]);
+    }
+  }
+  HY_TRY(check_num(c, pos, elem, "overlap", overlap, &kVoltage));
+  if (Umax > 0 && !(fabs(overlap) < Umax)) {
+    return fail(c, pos,
+                "%s: overlap %g V must lie between -U_max and U_max (%g V, both excluded): the "
+                "edges would not open, or not close, within the nominal stroke",
+                elem, overlap, Umax);
+  }
+  return check_num(c, pos, elem, "leakage", m->vlv_leak[i], &kLeakage);
+}
+
 static hy_status check_valves(const checker* c) {
   const hy_model* m = c->m;
   for (int i = 0; i < m->sizes.norf; i++) {
@@ -508,6 +549,14 @@ static hy_status check_valves(const checker* c) {
     const hy_srcpos pos = m->orf_src[i];
     HY_TRY(check_num(c, pos, elem, "cv", m->orf_cv[i], &kCv));
     HY_TRY(check_num(c, pos, elem, "dp_lim", m->orf_dp_lim[i], &kDpPos));
+    const int law = m->orf_law[i];
+    if (law != HY_ORIFICE_LAMINAR_TRANSITION && law != HY_ORIFICE_TURBULENT) {
+      return fail(c, pos, "%s: unknown law %d (laminar_transition or turbulent)", elem, law);
+    }
+    HY_TRY(check_num(c, pos, elem, "dp_reg", m->orf_dp_reg[i], &kDpPos));
+    if (m->orf_one_way[i] != 0 && m->orf_one_way[i] != 1) {
+      return fail(c, pos, "%s: one_way must be 0 or 1, got %d", elem, m->orf_one_way[i]);
+    }
   }
   for (int i = 0; i < m->sizes.nvlv; i++) {
     char elem[96];
@@ -517,6 +566,7 @@ static hy_status check_valves(const checker* c) {
     HY_TRY(check_num(c, pos, elem, "tau", m->vlv_tau[i], &kTime));
     HY_TRY(check_num(c, pos, elem, "dp_lim", m->vlv_dp_lim[i], &kDpPos));
     HY_TRY(check_num(c, pos, elem, "U0", m->vlv_U0[i], &kVoltage));
+    HY_TRY(check_valve_edges(c, pos, elem, i));
   }
   for (int i = 0; i < m->sizes.npvl; i++) {
     const int kind = m->pvl_kind[i];

@@ -499,6 +499,9 @@ static hy_status hyd_check(const hy_spec* s, hy_error* err) {
       FAIL(t->pos, "throttle '%s': connects two sources ('%s', '%s'); one end must be a volume",
            t->name, t->from, t->to);
     }
+    if (t->signal[0] && spec_signal(s, t->signal) < 0) {
+      FAIL(t->pos, "throttle '%s': signal '%s' does not exist", t->name, t->signal);
+    }
   }
   for (int i = 0; i < s->nvalve; i++) {
     const hy_valve_def* v = &s->valves[i];
@@ -774,6 +777,10 @@ static void fill_hyd(const hy_spec* s, hy_model* m) {
     m->orf_node[2 * i + 1] = spec_node(s, t->to);
     m->orf_cv[i] = t->cv;
     m->orf_dp_lim[i] = t->dp_lim;
+    m->orf_sig[i] = t->signal[0] ? hy_model_signal(m, t->signal) : -1;
+    m->orf_law[i] = t->law;
+    m->orf_dp_reg[i] = t->dp_reg;
+    m->orf_one_way[i] = t->one_way;
     m->orf_src[i] = t->pos;
   }
   for (int i = 0; i < s->nvalve; i++) {
@@ -788,6 +795,11 @@ static void fill_hyd(const hy_spec* s, hy_model* m) {
     m->vlv_dp_lim[i] = v->dp_lim;
     m->vlv_U0[i] = v->U0;
     m->vlv_sig[i] = v->signal[0] ? hy_model_signal(m, v->signal) : -1;
+    m->vlv_centre[i] = v->centre;
+    m->vlv_Umax[i] = v->U_max;
+    m->vlv_overlap[i] = v->overlap;
+    m->vlv_leak[i] = v->leakage;
+    m->vlv_cv_centre[i] = v->cv_centre;
     m->vlv_src[i] = v->pos;
   }
   for (int i = 0; i < s->npvalve; i++) {

@@ -38,6 +38,8 @@ static const field fields[] = {
     {K_CIRC, "oil_bulk_modulus", "Pa", "oil bulk modulus B0"},
     {K_VLV, "cv", "m^3/(s V sqrt(Pa))", "flow coefficient per metering path"},
     {K_VLV, "tau", "s", "spool time constant"},
+    {K_VLV, "overlap", "V", "overlap of the metering edges (< 0: underlap)"},
+    {K_VLV, "leakage", "m^3/(s Pa)", "laminar leakage of each metering edge"},
     {K_ORF, "cv", "m^3/(s sqrt(Pa))", "flow coefficient"},
     {K_PMP, "displacement", "m^3/rev", "pump displacement D"},
     {K_PMP, "speed", "rev/s", "pump shaft speed n"},
@@ -89,7 +91,11 @@ static double* place(hy_model* m, const field* f, int i) {
     case K_VOL:
       return strcmp(f->name, "hose_volume") == 0 ? m->vol_hose + i : m->vol_B_hose + i;
     case K_CIRC: return m->circ_B_oil + i;
-    case K_VLV: return strcmp(f->name, "cv") == 0 ? m->vlv_cv + i : m->vlv_tau + i;
+    case K_VLV:
+      if (strcmp(f->name, "cv") == 0) return m->vlv_cv + i;
+      if (strcmp(f->name, "overlap") == 0) return m->vlv_overlap + i;
+      if (strcmp(f->name, "leakage") == 0) return m->vlv_leak + i;
+      return m->vlv_tau + i;
     case K_ORF: return m->orf_cv + i;
     case K_PMP:
       if (strcmp(f->name, "displacement") == 0) return m->pmp_disp + i;

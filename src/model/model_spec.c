@@ -100,10 +100,16 @@ hy_pump_def hy_pump_def_default(void) {
 // 2 bar: the laminar limit of seed 000 Sect. 3.1 and seed 003 Eq. 6.
 static const double kDefaultDpLim = 2e5;
 
+// 100 Pa: where the turbulent law of a throttle turns into its cubic regularization
+// (docs/hydraulics.md, "Throttle options"), far below working pressure differences.
+static const double kDefaultDpReg = 100;
+
 hy_throttle_def hy_throttle_def_default(void) {
   hy_throttle_def d;
   memset(&d, 0, sizeof d);
   d.dp_lim = kDefaultDpLim;
+  d.law = HY_ORIFICE_LAMINAR_TRANSITION;
+  d.dp_reg = kDefaultDpReg;
   return d;
 }
 
@@ -111,6 +117,7 @@ hy_valve_def hy_valve_def_default(void) {
   hy_valve_def d;
   memset(&d, 0, sizeof d);
   d.dp_lim = kDefaultDpLim;
+  d.centre = HY_CENTRE_CLOSED;
   return d;
 }
 

@@ -68,7 +68,7 @@ static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator in
   TAKE(d->vol_V, hy_doubles(nv));
   TAKE(d->vol_Be, hy_doubles(nv));
   TAKE(d->orf_q, hy_doubles((size_t)sz->norf));
-  TAKE(d->vlv_q, hy_doubles(4 * nvl));
+  TAKE(d->vlv_q, hy_doubles(HY_VALVE_PATHS * nvl));
   TAKE(d->pvl_q, hy_doubles((size_t)sz->npvl));
   TAKE(d->pmp_q, hy_doubles((size_t)sz->npump));
   TAKE(d->pmp_eps, hy_doubles((size_t)sz->npump));

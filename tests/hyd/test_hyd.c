@@ -282,7 +282,7 @@ static void hdata_make(const hy_model* m, hdata* h) {
   const size_t nc = (size_t)m->sizes.ncyl, nf = (size_t)m->sizes.nfrc;
   const size_t no = (size_t)m->sizes.norf, npv = (size_t)m->sizes.npvl;
   const size_t nw = (size_t)m->sizes.nfric;
-  const size_t n = 4 * nf + 4 * nv + 2 * nw + 2 * nl + no + 4 * nl + npv + 6 * nc;
+  const size_t n = 4 * nf + 4 * nv + 2 * nw + 2 * nl + no + HY_VALVE_PATHS * nl + npv + 6 * nc;
   h->buf = calloc(n + 1, sizeof(double));
   ck_assert_ptr_nonnull(h->buf);
   double* q = h->buf;
@@ -302,7 +302,7 @@ static void hdata_make(const hy_model* m, hdata* h) {
   TAKE(U, nl)
   TAKE(Ud, nl)
   TAKE(orf_q, no)
-  TAKE(vlv_q, 4 * nl)
+  TAKE(vlv_q, HY_VALVE_PATHS * nl)
   TAKE(pvl_q, npv)
   TAKE(cyl_len_a, nc)
   TAKE(cyl_len_b, nc)

@@ -594,7 +594,7 @@ static const bad_build kBadBuild[] = {
     {2, "pump 'p': unknown kind 7"},
     {3, "pump 1 has no name"},
     {4, "pump 't': the name is already used by a throttle"},
-    {5, "pump 'p': leakage must be at most 1e-06 (m^3/(s Pa)), got 0.001"},
+    {5, "pump 'p': leakage must be at most 0.001 (m^3/(s Pa)), got 0.01"},
     {6, "pump 'p': speed must be >= 0 (rev/s), got -25"},
 };
 
@@ -657,7 +657,7 @@ START_TEST(test_builder) {
   if (b->mutation == 2) p.kind = (hy_pump_kind)7;
   if (b->mutation == 3) p.name[0] = 0;
   if (b->mutation == 4) snprintf(p.name, sizeof p.name, "t");
-  if (b->mutation == 5) p.leakage = 1e-3;
+  if (b->mutation == 5) p.leakage = 1e-2;
   if (b->mutation == 6) p.speed = -25;
   ck_assert_int_eq(hy_spec_add_pump(s, &p), HY_OK);
   ck_assert_int_eq(hy_spec_add_pump(s, NULL), HY_ERR_ARG);

@@ -392,16 +392,28 @@ static void emit(const defs* d, emitter* e) {
   const hy_throttle_def* t = &d->throttle;
   put(e, "      throttles:");
   mark(e, K_THROTTLE, 0, 11);
-  put(e, "        - {name: %s, from: %s, to: %s, cv: %s, dp_lim: %s}", t->name, t->from, t->to,
-      N(t->cv).s, N(t->dp_lim).s);
+  // each law with the limit it reads (the file refuses the other); the options only when set
+  char limit[96], topts[160] = "";
+  if (t->law == HY_ORIFICE_TURBULENT) {
+    snprintf(limit, sizeof limit, "law: turbulent, dp_reg: %s", N(t->dp_reg).s);
+  } else {
+    snprintf(limit, sizeof limit, "dp_lim: %s", N(t->dp_lim).s);
+  }
+  if (t->one_way) strcat(topts, ", one_way: true");
+  if (t->signal[0]) snprintf(topts + strlen(topts), 80, ", signal: %s", t->signal);
+  put(e, "        - {name: %s, from: %s, to: %s, cv: %s, %s%s}", t->name, t->from, t->to,
+      N(t->cv).s, limit, topts);
   const hy_valve_def* v = &d->valve;
   put(e, "      valves:");
   mark(e, K_VALVE, 0, 11);
+  static const char* const centres[4] = {"closed", "open", "tandem", "float"};
+  char cc[96] = "";  // a closed centre refuses the key
+  if (v->centre != HY_CENTRE_CLOSED) snprintf(cc, sizeof cc, ", cv_centre: %s", N(v->cv_centre).s);
   put(e,
       "        - {name: %s, P: %s, T: %s, A: %s, B: %s, cv: %s, tau: %s, dp_lim: %s, U0: %s, "
-      "signal: %s}",
+      "signal: %s, centre: %s, U_max: %s, overlap: %s, leakage: %s%s}",
       v->name, v->P, v->T, v->A, v->B, N(v->cv).s, N(v->tau).s, N(v->dp_lim).s, N(v->U0).s,
-      v->signal);
+      v->signal, centres[v->centre], N(v->U_max).s, N(v->overlap).s, N(v->leakage).s, cc);
   const hy_check_valve_def* k = &d->check;
   put(e, "      check_valves:");
   mark(e, K_CHECK, 0, 11);
@@ -539,10 +551,23 @@ EDIT(source_negative, d->source[1].pressure = -1)
 EDIT(throttle_cv_zero, d->throttle.cv = 0)
 EDIT(throttle_cv_huge, d->throttle.cv = 2)
 EDIT(throttle_dp_lim_zero, d->throttle.dp_lim = 0)
+EDIT(throttle_dp_reg_zero, d->throttle.law = HY_ORIFICE_TURBULENT; d->throttle.dp_reg = 0)
+EDIT(throttle_law_bad, d->throttle.law = (hy_orifice_law)7)
+EDIT(throttle_one_way_two, d->throttle.one_way = 2)
 EDIT(valve_cv_negative, d->valve.cv = -1e-8)
 EDIT(valve_tau_zero, d->valve.tau = 0)
 EDIT(valve_dp_lim_negative, d->valve.dp_lim = -1)
 EDIT(valve_U0_far, d->valve.U0 = 2000)
+EDIT(valve_centre_bad, d->valve.centre = (hy_valve_centre)9)
+EDIT(valve_open_no_U_max, d->valve.centre = HY_CENTRE_OPEN)
+EDIT(valve_U_max_negative, d->valve.U_max = -1)
+EDIT(valve_overlap_beyond, d->valve.centre = HY_CENTRE_TANDEM; d->valve.U_max = 10;
+     d->valve.overlap = -10)
+EDIT(valve_overlap_far, d->valve.overlap = 1500)
+EDIT(valve_leakage_negative, d->valve.leakage = -1e-12)
+EDIT(valve_cv_centre_closed, d->valve.cv_centre = 1e-8)
+EDIT(valve_cv_centre_huge, d->valve.centre = HY_CENTRE_FLOAT; d->valve.U_max = 10;
+     d->valve.cv_centre = 2)
 EDIT(check_crack_negative, d->check.p_crack = -1)
 EDIT(check_open_zero, d->check.p_open = 0)
 EDIT(check_cv_nan, d->check.cv = kNaN)
@@ -694,11 +719,34 @@ static const bad_row kBad[] = {
     {throttle_cv_huge, K_THROTTLE, 0, 1,
      "throttle 't0': cv must be at most 1 (m^3/(s sqrt(Pa))), got 2"},
     {throttle_dp_lim_zero, K_THROTTLE, 0, 1, "throttle 't0': dp_lim must be positive (Pa), got 0"},
+    {throttle_dp_reg_zero, K_THROTTLE, 0, 1, "throttle 't0': dp_reg must be positive (Pa), got 0"},
+    {throttle_law_bad, K_THROTTLE, 0, 0,
+     "throttle 't0': unknown law 7 (laminar_transition or turbulent)"},
+    {throttle_one_way_two, K_THROTTLE, 0, 0, "throttle 't0': one_way must be 0 or 1, got 2"},
     {valve_cv_negative, K_VALVE, 0, 1,
      "valve 'd0': cv must be positive (m^3/(s V sqrt(Pa))), got -1e-08"},
     {valve_tau_zero, K_VALVE, 0, 1, "valve 'd0': tau must be positive (s), got 0"},
     {valve_dp_lim_negative, K_VALVE, 0, 1, "valve 'd0': dp_lim must be positive (Pa), got -1"},
     {valve_U0_far, K_VALVE, 0, 1, "valve 'd0': U0 must be between -1000 and 1000 (V), got 2000"},
+    {valve_centre_bad, K_VALVE, 0, 0,
+     "valve 'd0': unknown centre 9 (closed, open, tandem or float)"},
+    {valve_open_no_U_max, K_VALVE, 0, 1,
+     "valve 'd0': an open, tandem or float centre needs U_max > 0 (V), the spool position where "
+     "the centre paths have closed; got 0"},
+    {valve_U_max_negative, K_VALVE, 0, 1, "valve 'd0': U_max must be >= 0 (V), got -1"},
+    {valve_overlap_beyond, K_VALVE, 0, 1,
+     "valve 'd0': overlap -10 V must lie between -U_max and U_max (10 V, both excluded): the "
+     "edges would not open, or not close, within the nominal stroke"},
+    {valve_overlap_far, K_VALVE, 0, 1,
+     "valve 'd0': overlap must be between -1000 and 1000 (V), got 1500"},
+    {valve_leakage_negative, K_VALVE, 0, 1,
+     "valve 'd0': leakage must be >= 0 (m^3/(s Pa)), got -1e-12"},
+    // the file refuses the key itself (tests/hyd/test_hyd_valve.c)
+    {valve_cv_centre_closed, K_VALVE, 0, 0,
+     "valve 'd0': cv_centre (1e-08) applies to open, tandem and float centres only; this "
+     "valve's centre is closed"},
+    {valve_cv_centre_huge, K_VALVE, 0, 1,
+     "valve 'd0': cv_centre must be at most 1 (m^3/(s sqrt(Pa))), got 2"},
     {check_crack_negative, K_CHECK, 0, 1, "check valve 'k0': p_crack must be >= 0 (Pa), got -1"},
     {check_open_zero, K_CHECK, 0, 1, "check valve 'k0': p_open must be positive (Pa), got 0"},
     {check_cv_nan, K_CHECK, 0, 0,
@@ -847,6 +895,24 @@ EDIT(options_high, d->opt.max_cuts = HY_MAX_CUTS; d->opt.max_iter = HY_MAX_ITERA
      d->opt.error_control = HY_ERRCTL_PREDICTOR; d->opt.max_memory = 1e12)
 EDIT(options_named, d->opt.integrator = HY_INTEG_TRAPEZOIDAL;
      d->opt.formulation = HY_FORM_DOUBLE_STEP; d->opt.tangent = HY_TANGENT_FD)
+EDIT(edges_and_options, d->valve.centre = HY_CENTRE_TANDEM; d->valve.U_max = 10;
+     d->valve.overlap = -0.5; d->valve.leakage = 1e-13; d->valve.cv_centre = 3e-8;
+     d->throttle.law = HY_ORIFICE_TURBULENT; d->throttle.dp_reg = 50; d->throttle.one_way = 1;
+     strcpy(d->throttle.signal, "s0"))
+EDIT(overlap_near_U_max, d->valve.centre = HY_CENTRE_FLOAT; d->valve.U_max = 10;
+     d->valve.overlap = 9.999)
+
+static void verify_edges(const hy_model* m) {
+  ck_assert_int_eq(m->vlv_centre[0], HY_CENTRE_TANDEM);
+  ck_assert_double_eq(m->vlv_Umax[0], 10);
+  ck_assert_double_eq(m->vlv_overlap[0], -0.5);
+  ck_assert_double_eq(m->vlv_leak[0], 1e-13);
+  ck_assert_double_eq(m->vlv_cv_centre[0], 3e-8);
+  ck_assert_int_eq(m->orf_law[0], HY_ORIFICE_TURBULENT);
+  ck_assert_double_eq(m->orf_dp_reg[0], 50);
+  ck_assert_int_eq(m->orf_one_way[0], 1);
+  ck_assert_int_eq(m->orf_sig[0], hy_model_signal(m, "s0"));
+}
 
 static void verify_axis_huge(const hy_model* m) {
   double r[3] = {1, 1, 0};  // the axis [1e308, 1e308, 0] is that of [1, 1, 0], to the bit
@@ -942,6 +1008,8 @@ static const good_row kGood[] = {
     {options_low, NULL},
     {options_high, NULL},
     {options_named, NULL},
+    {edges_and_options, verify_edges},
+    {overlap_near_U_max, NULL},
 };
 
 static const int kNumGood = (int)(sizeof kGood / sizeof kGood[0]);
@@ -973,6 +1041,15 @@ static void assert_same_model(const hy_model* a, const hy_model* b) {
     for (int i = 0; i < 3; i++) ck_assert_double_eq(a->nh_axis[3 * k + i], b->nh_axis[3 * k + i]);
   }
   ck_assert_double_eq(a->cyl_ld[0], b->cyl_ld[0]);
+  ck_assert_int_eq(a->orf_law[0], b->orf_law[0]);
+  ck_assert_double_eq(a->orf_dp_reg[0], b->orf_dp_reg[0]);
+  ck_assert_int_eq(a->orf_one_way[0], b->orf_one_way[0]);
+  ck_assert_int_eq(a->orf_sig[0], b->orf_sig[0]);
+  ck_assert_int_eq(a->vlv_centre[0], b->vlv_centre[0]);
+  ck_assert_double_eq(a->vlv_Umax[0], b->vlv_Umax[0]);
+  ck_assert_double_eq(a->vlv_overlap[0], b->vlv_overlap[0]);
+  ck_assert_double_eq(a->vlv_leak[0], b->vlv_leak[0]);
+  ck_assert_double_eq(a->vlv_cv_centre[0], b->vlv_cv_centre[0]);
   ck_assert_int_eq(a->opt.max_cuts, b->opt.max_cuts);
   ck_assert_int_eq(a->opt.strict_steps, b->opt.strict_steps);
   ck_assert_int_eq(a->opt.error_control, b->opt.error_control);
