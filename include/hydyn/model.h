@@ -80,13 +80,35 @@ typedef struct hy_marker_def {
   hy_srcpos pos;
 } hy_marker_def;
 
-// A time signal given as a table of (t, value) points with increasing t.
+// A time signal (docs/model-format.md, "signals", gives each kind's equation): a table of
+// (t, value) points with increasing t (kind HY_SIGNAL_TABLE, the default), or a signal of another
+// hy_signal_kind given by the parameters its kind reads and by the names of the signals it is
+// built on. Fields a kind does not read are ignored; a table-only field must stay empty (npoint
+// 0) for the other kinds.
 typedef struct hy_signal_def {
   char name[HY_NAME_MAX];
-  hy_interp interp;
-  int npoint;
+  hy_interp interp;     // table: interpolation
+  int npoint;           // table: number of points (>= 1); 0 for the other kinds
   const double* t;      // s (copied by hy_spec_add_signal)
   const double* value;  // signal units (copied)
+  hy_signal_kind kind;  // HY_SIGNAL_TABLE by default
+  double t0;            // step, ramp: start of the change; sine: time of phase `phase`;
+                        // periodic: start of the first period (s)
+  double t1;            // ramp: end of the ramp (s), > t0
+  double from;          // step, ramp: value before t0 (signal unit)
+  double to;            // step, ramp: value after the change (signal unit), default 1
+  double rise;          // step: rise time (s), >= 0; 0 = a sharp step at t0
+  double amplitude;     // sine: A (signal unit), default 1
+  double frequency;     // sine: f (Hz), >= 0
+  double phase;         // sine: phase at t0 (rad)
+  double offset;        // sine, scale: added constant (signal unit)
+  double period;        // periodic: (s), > 0
+  double gain;          // scale: factor (-), default 1
+  double min;           // clamp: lower bound (signal unit), default -INFINITY (none)
+  double max;           // clamp: upper bound (signal unit), >= min, default INFINITY (none)
+  int narg;             // number of signals referred to: periodic, scale, one_minus, clamp 1;
+                        // sine 0 or 1 (its envelope); sum, product >= 1; table, step, ramp 0
+  const char* const* arg;  // their names (copied by hy_spec_add_signal)
   hy_srcpos pos;
 } hy_signal_def;
 
@@ -410,6 +432,7 @@ typedef struct hy_sizes {
   int nmrk;     // markers
   int nsig;     // signals
   int nsigpt;   // signal table points, all signals together
+  int nsigarg;  // references of signals to signals, all signals together (sig_arg)
   int nload;    // applied loads
   int ncut;     // cut joints
   int neq;      // constraint equations of all cut joints (m)
@@ -478,6 +501,17 @@ typedef enum hy_option_key {
   HY_OPT_COUNT                 // number of keys (not one)
 } hy_option_key;
 
+// Signals in the model arrays: sig_kind[k] is signal k's hy_signal_kind. A table's points are
+// sig_t, sig_value [sig_adr[k], sig_adr[k] + sig_npoint[k]) (no points for the other kinds). The
+// other kinds keep their parameters in sig_par [HY_SIGNAL_NPAR k, HY_SIGNAL_NPAR (k + 1)), in the
+// order hy_signal_par_name gives (unused ones 0):
+//   step: t0, from, to, rise          ramp: t0, t1, from, to
+//   sine: amplitude, frequency, phase, offset, t0
+//   periodic: period, t0              scale: gain, offset         clamp: min, max
+// and the signals they refer to in sig_arg [sig_argadr[k], sig_argadr[k] + sig_narg[k]) (the
+// sine's envelope, the terms of a sum ...). The references hold no cycle (hy_model_check).
+#define HY_SIGNAL_NPAR 5
+
 // The model arrays, listed once: X(type, name, count) with count an expression of `sz` (a
 // hy_sizes). Allocation and copying are generated from this list. Bodies are numbered parents
 // first; joint j attaches body j to body_parent[j] and owns coordinate jnt_zadr[j].
@@ -520,6 +554,11 @@ typedef enum hy_option_key {
   X(double, sig_t, sz.nsigpt)                  /* s */                                  \
   X(double, sig_value, sz.nsigpt)              /* signal units */                       \
   X(hy_srcpos, sig_src, sz.nsig)               /* where it is defined in the file */    \
+  X(int, sig_kind, sz.nsig)                    /* hy_signal_kind */                     \
+  X(double, sig_par, sz.nsig * HY_SIGNAL_NPAR) /* parameters by kind, see above */      \
+  X(int, sig_argadr, sz.nsig)                  /* first referred signal in sig_arg */   \
+  X(int, sig_narg, sz.nsig)                    /* number of referred signals */         \
+  X(int, sig_arg, sz.nsigarg)                  /* signals referred to (indices) */      \
   X(char, load_name, sz.nload * HY_NAME_MAX)   /* load names */                         \
   X(int, load_type, sz.nload)                  /* hy_load_type */                       \
   X(int, load_mrk, sz.nload)                   /* marker */                             \
@@ -656,9 +695,11 @@ typedef struct hy_model {
 HY_API hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err);
 // Checks the values of a compiled model, however it was built: finite numbers within the ranges
 // of docs/model-format.md (masses, lengths, inertias, coordinates, loads), physical inertia
-// tensors, finite non-zero axes, hydraulic parameters and initial pressures, signal tables and
-// every solver option of m->opt, which a caller may have changed since compiling. Returns HY_OK,
-// HY_ERR_ARG for a NULL model, or HY_ERR_MODEL for the first violation, with a message naming
+// tensors, finite non-zero axes, hydraulic parameters and initial pressures, signals (tables,
+// each kind's parameters, references that exist and hold no cycle) and every solver option of
+// m->opt, which a caller may have changed since compiling. Returns HY_OK, HY_ERR_ARG for a NULL
+// model, HY_ERR_NOMEM (the cycle search of signals that refer to others needs a little memory),
+// or HY_ERR_MODEL for the first violation, with a message naming
 // the element, the value and its range, and the position of the element's definition in the
 // model file when it has one (for an option: where the file gives it, while opt still holds
 // that value). Nullable: err.
@@ -751,8 +792,19 @@ HY_API int hy_model_param_count(const hy_model* m);
 HY_API void hy_model_param_name(const hy_model* m, int i, char* buf, size_t size,
                                 const char** unit, const char** what);
 
-// Value of signal `sig` at time t.
+// Value of signal `sig` at time t (signal unit), for any kind (docs/model-format.md,
+// "signals"). Allocates nothing; a signal built on others evaluates them (recursion as deep as
+// the chain of references).
 HY_API double hy_signal_eval(const hy_model* m, int sig, double t);
+// A bound on |hy_signal_eval(m, sig, t)| over all t: the largest |value| of a table (attained),
+// an upper bound from the parameters and the referred signals' bounds for the other kinds. 1 for
+// sig < 0 (no signal: a factor 1).
+HY_API double hy_signal_bound(const hy_model* m, int sig);
+// Model-file key of parameter k of a signal kind, in the order of hy_model.sig_par ("t0",
+// "amplitude", ...), and its unit ("s", "Hz", "rad", "-" or "signal unit"); NULL for k outside
+// 0 .. the kind's number of parameters - 1. Static strings.
+HY_API const char* hy_signal_par_name(hy_signal_kind kind, int k);
+HY_API const char* hy_signal_par_unit(hy_signal_kind kind, int k);
 
 #ifdef __cplusplus
 }

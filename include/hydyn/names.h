@@ -79,6 +79,17 @@ HY_API const char* hy_friction_law_name(hy_friction_law law);
 // for NULL arguments or an unknown name, leaving *out unchanged.
 HY_API hy_status hy_friction_law_parse(const char* s, hy_friction_law* out);
 
+//----- signal kinds ----------------------------------------------------------------------------
+
+// Name of a signal kind, the model-file key that gives it: "table", "step", "ramp", "sine",
+// "periodic", "sum", "product", "scale", "one_minus" or "clamp" (static string); "unknown"
+// otherwise. (A CSV `file` is a table.)
+HY_API const char* hy_signal_kind_name(hy_signal_kind kind);
+
+// Parses a signal kind name (one of the names above) into *out. Returns HY_OK, or HY_ERR_ARG for
+// NULL arguments or an unknown name, leaving *out unchanged.
+HY_API hy_status hy_signal_kind_parse(const char* s, hy_signal_kind* out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -86,6 +86,23 @@ typedef enum hy_interp {
   HY_INTERP_STEP = 1,    // zero-order hold: value of the last point at or before t
 } hy_interp;
 
+// Kinds of time signal (docs/model-format.md, "signals"). A table is given by its points; the
+// others by a few parameters (hy_signal_def) and, for the kinds built on other signals, the
+// signals they refer to ("other" below).
+typedef enum hy_signal_kind {
+  HY_SIGNAL_TABLE = 0,      // (t, value) points, interpolated as hy_interp says
+  HY_SIGNAL_STEP = 1,       // from before t0, to from t0 + rise on (C1 smoothstep in between)
+  HY_SIGNAL_RAMP = 2,       // from until t0, linear to `to` at t1, held after
+  HY_SIGNAL_SINE = 3,       // offset + amplitude env(t) sin(2 pi frequency (t - t0) + phase)
+  HY_SIGNAL_PERIODIC = 4,   // other((t - t0) mod period) from t0 on, other(0) before
+  HY_SIGNAL_SUM = 5,        // sum of the others
+  HY_SIGNAL_PRODUCT = 6,    // product of the others
+  HY_SIGNAL_SCALE = 7,      // gain other(t) + offset
+  HY_SIGNAL_ONE_MINUS = 8,  // 1 - other(t)
+  HY_SIGNAL_CLAMP = 9,      // other(t) clamped to [min, max]
+  HY_SIGNAL_KIND_COUNT      // number of kinds (not one)
+} hy_signal_kind;
+
 // Time integrators. The explicit ones drive a formulation's ODE right-hand side, with fixed steps
 // or (through SUNDIALS) variable steps to the tolerance opt.ode_tol; the trapezoidal rule solves a
 // formulation's residual by Newton-Raphson (seed 000 Sect. 4).

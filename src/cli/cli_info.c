@@ -326,16 +326,60 @@ static void print_forces(const hy_model* m, const hy_data* d) {
   tab_print(&t);
 }
 
+// Appends to the text in buf[0 .. *used), cutting what does not fit.
+__attribute__((format(printf, 4, 5))) static void append(char* buf, size_t size, size_t* used,
+                                                         const char* fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  const int w = vsnprintf(buf + *used, size - *used, fmt, ap);
+  va_end(ap);
+  if (w > 0) *used = (size_t)w < size - *used ? *used + (size_t)w : size - 1;
+}
+
+// What signal k is made of, as a model file gives it: a table's interpolation, points and time
+// span; the signals and parameters of the other kinds.
+static void signal_text(char* buf, size_t size, const hy_model* m, int k) {
+  const hy_signal_kind kind = (hy_signal_kind)m->sig_kind[k];
+  const int narg = m->sig_narg[k];
+  const int* arg = m->sig_arg + m->sig_argadr[k];
+  size_t used = 0;
+  buf[0] = 0;
+  if (kind == HY_SIGNAL_TABLE) {
+    const int a = m->sig_adr[k], n = m->sig_npoint[k];
+    append(buf, size, &used, "%s, %d point%s, t = %g .. %g s",
+           m->sig_interp[k] == HY_INTERP_STEP ? "step" : "linear", n, plural(n), m->sig_t[a],
+           m->sig_t[a + n - 1]);
+  } else if (kind == HY_SIGNAL_SUM || kind == HY_SIGNAL_PRODUCT) {
+    for (int i = 0; i < narg; i++) {
+      append(buf, size, &used, "%s%s", i ? (kind == HY_SIGNAL_SUM ? " + " : " * ") : "",
+             signal_name(m, arg[i]));
+    }
+  } else if (kind == HY_SIGNAL_ONE_MINUS) {
+    append(buf, size, &used, "1 - %s", signal_name(m, arg[0]));
+  } else {
+    if (narg > 0) {
+      append(buf, size, &used, "%s %s, ", kind == HY_SIGNAL_SINE ? "envelope" : "signal",
+             signal_name(m, arg[0]));
+    }
+    for (int i = 0; hy_signal_par_name(kind, i); i++) {
+      const char* unit = hy_signal_par_unit(kind, i);
+      const int plain = strcmp(unit, "signal unit") == 0 || strcmp(unit, "-") == 0;
+      append(buf, size, &used, "%s%s = %g%s%s", i ? ", " : "", hy_signal_par_name(kind, i),
+             m->sig_par[(size_t)k * HY_SIGNAL_NPAR + i], plain ? "" : " ", plain ? "" : unit);
+    }
+  }
+}
+
 static void print_signals(const hy_model* m) {
   if (m->sizes.nsig == 0) return;
   section("signals", m->sizes.nsig);
   table t = {0};
-  tab_add(&t, "signal\tinterpolation\tpoints\tt (s)\tvalue at t = 0");
+  tab_add(&t, "signal\tkind\tdefinition\tvalue at t = 0");
   for (int k = 0; k < m->sizes.nsig; k++) {
-    const int a = m->sig_adr[k], n = m->sig_npoint[k];
-    tab_add(&t, "%s\t%s\t%d\t%g .. %g\t%g", NAME(m->sig_name, k),
-            m->sig_interp[k] == HY_INTERP_STEP ? "step" : "linear", n, m->sig_t[a],
-            m->sig_t[a + n - 1], hy_signal_eval(m, k, 0.0));
+    char def[400];
+    signal_text(def, sizeof def, m, k);
+    tab_add(&t, "%s\t%s\t%s\t%g", NAME(m->sig_name, k),
+            hy_signal_kind_name((hy_signal_kind)m->sig_kind[k]), def, hy_signal_eval(m, k, 0.0));
   }
   tab_print(&t);
 }

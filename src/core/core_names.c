@@ -169,3 +169,31 @@ hy_status hy_friction_law_parse(const char* s, hy_friction_law* out) {
   *out = (hy_friction_law)i;
   return HY_OK;
 }
+
+//----- signal kinds ----------------------------------------------------------------------------
+
+static const char* const signal_kind_names[] = {
+    [HY_SIGNAL_TABLE] = "table",
+    [HY_SIGNAL_STEP] = "step",
+    [HY_SIGNAL_RAMP] = "ramp",
+    [HY_SIGNAL_SINE] = "sine",
+    [HY_SIGNAL_PERIODIC] = "periodic",
+    [HY_SIGNAL_SUM] = "sum",
+    [HY_SIGNAL_PRODUCT] = "product",
+    [HY_SIGNAL_SCALE] = "scale",
+    [HY_SIGNAL_ONE_MINUS] = "one_minus",
+    [HY_SIGNAL_CLAMP] = "clamp",
+};
+
+const char* hy_signal_kind_name(hy_signal_kind kind) {
+  if ((int)kind < 0 || (int)kind >= COUNT_(signal_kind_names)) return "unknown";
+  return signal_kind_names[kind];
+}
+
+hy_status hy_signal_kind_parse(const char* s, hy_signal_kind* out) {
+  if (!s || !out) return HY_ERR_ARG;
+  int i = find(signal_kind_names, COUNT_(signal_kind_names), s);
+  if (i < 0) return HY_ERR_ARG;
+  *out = (hy_signal_kind)i;
+  return HY_OK;
+}

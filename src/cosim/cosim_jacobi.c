@@ -142,13 +142,6 @@ struct hy_cosim {
 
 //----- making ---------------------------------------------------------------------------------
 
-static double signal_max_abs(const hy_model* m, int sig) {
-  if (sig < 0) return 1.0;
-  double v = 0.0;
-  for (int i = 0; i < m->sig_npoint[sig]; i++) v = fmax(v, fabs(m->sig_value[m->sig_adr[sig] + i]));
-  return v;
-}
-
 static const char* cyl_name(const hy_model* m, int k) {
   return m->frc_name + (size_t)m->cyl_frc[k] * HY_NAME_MAX;
 }
@@ -451,7 +444,7 @@ hy_status hy_cosim_make_parts(const hy_cosim_parts* p, const hy_cosim_config* c,
   // or the largest initial pressure when that is higher (a circuit closed off from its sources)
   double pmax = 0.0;
   for (int s = 0; s < m->sizes.nsrc; s++) {
-    pmax = fmax(pmax, fabs(m->src_p[s]) * signal_max_abs(m, m->src_sig[s]));
+    pmax = fmax(pmax, fabs(m->src_p[s]) * hy_signal_bound(m, m->src_sig[s]));
   }
   for (int i = 0; i < cs->nchan; i++) {
     if (cs->ch[i].kind == CH_P) {

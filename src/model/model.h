@@ -2,6 +2,8 @@
 #ifndef HYDYN_SRC_MODEL_MODEL_H_
 #define HYDYN_SRC_MODEL_MODEL_H_
 
+#include <stddef.h>
+
 #include "hydyn/model.h"
 
 // A check or relief valve as the spec keeps it: the two public definitions differ only in the
@@ -28,7 +30,7 @@ struct hy_spec {
   int njoint, cap_joint;
   hy_marker_def* markers;
   int nmarker, cap_marker;
-  hy_signal_def* signals;  // t and value owned by the spec
+  hy_signal_def* signals;  // t, value and arg owned by the spec
   int nsignal, cap_signal;
   hy_load_def* loads;
   int nload, cap_load;
@@ -57,6 +59,26 @@ struct hy_spec {
   hy_planar planar;  // HY_PLANAR_AUTO unless set by hy_spec_set_planar
   hy_srcpos opt_src[HY_OPT_COUNT];  // where the model file gives each option (0 = not given)
 };
+
+// What a signal kind reads (model_signal.c): its parameters in the order of sig_par and how many
+// signals it refers to. One table for the compiler, the checker and the YAML loader.
+typedef struct hy_signal_par_info {
+  const char* key;   // model-file key, and the parameter's name in messages
+  size_t offset;     // of its double in hy_signal_def
+  const char* unit;  // "s", "Hz", "rad", "-" or "signal unit"
+  int required;      // 1: a model file must give it (a builder's default fails hy_model_check)
+} hy_signal_par_info;
+
+typedef struct hy_signal_kind_info {
+  int npar;                                // parameters, <= HY_SIGNAL_NPAR
+  hy_signal_par_info par[HY_SIGNAL_NPAR];  // in sig_par order
+  const char* arg_key;  // the model-file key naming the signal referred to ("signal",
+                        // "envelope"); NULL: the kind's own value names them (sum: [a, b])
+  int min_arg, max_arg;  // how many signals it refers to; max_arg -1: any number
+} hy_signal_kind_info;
+
+// The table entry of `kind`, or NULL outside hy_signal_kind.
+const hy_signal_kind_info* hy_model_signal_kind(hy_signal_kind kind);
 
 // Allocates the arrays of a model of the given sizes in one buffer (zeroed).
 hy_status hy_model_alloc(const hy_sizes* sz, hy_model** out);

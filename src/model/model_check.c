@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "hydyn/names.h"
 #include "model/model.h"
 
 //----- unit vectors --------------------------------------------------------------------------
@@ -331,6 +332,135 @@ static hy_status check_joints(const checker* c) {
 
 //----- signals and loads ---------------------------------------------------------------------
 
+// The parameters of signal k, whose kind is known (the equations of docs/model-format.md,
+// "signals": each kind's constraints).
+static hy_status check_signal_pars(const checker* c, int k, const char* elem) {
+  const hy_model* m = c->m;
+  const hy_srcpos pos = m->sig_src[k];
+  const hy_signal_kind kind = (hy_signal_kind)m->sig_kind[k];
+  const hy_signal_kind_info* info = hy_model_signal_kind(kind);
+  const double* p = m->sig_par + (size_t)k * HY_SIGNAL_NPAR;
+  if (kind == HY_SIGNAL_CLAMP) {
+    // an infinite bound is no bound
+    if (isnan(p[0]) || p[0] == INFINITY) {
+      return fail(c, pos, "%s: min must be a number, or -inf for none, got %g", elem, p[0]);
+    }
+    if (isnan(p[1]) || p[1] == -INFINITY) {
+      return fail(c, pos, "%s: max must be a number, or inf for none, got %g", elem, p[1]);
+    }
+    if (!(p[0] <= p[1])) {
+      return fail(c, pos, "%s: min (%g) must not exceed max (%g)", elem, p[0], p[1]);
+    }
+    return HY_OK;
+  }
+  for (int i = 0; i < info->npar; i++) {
+    const char* key = info->par[i].key;
+    range r = {-INFINITY, INFINITY, 0, 0, info->par[i].unit};
+    if (strcmp(key, "rise") == 0 || strcmp(key, "frequency") == 0) {
+      r.lo = 0;
+    } else if (strcmp(key, "period") == 0) {
+      r.lo = 0, r.lo_open = 1;
+    }
+    HY_TRY(check_num(c, pos, elem, key, p[i], &r));
+  }
+  if (kind == HY_SIGNAL_RAMP && !(p[1] > p[0])) {
+    return fail(c, pos, "%s: t1 (%.15g s) must be greater than t0 (%.15g s)", elem, p[1], p[0]);
+  }
+  return HY_OK;
+}
+
+// How many signals signal k refers to, and that they exist.
+static hy_status check_signal_args(const checker* c, int k, const char* elem) {
+  const hy_model* m = c->m;
+  const hy_srcpos pos = m->sig_src[k];
+  const hy_signal_kind kind = (hy_signal_kind)m->sig_kind[k];
+  const hy_signal_kind_info* info = hy_model_signal_kind(kind);
+  const int narg = m->sig_narg[k], adr = m->sig_argadr[k];
+  const char* name = hy_signal_kind_name(kind);
+  if (narg < 0) return fail(c, pos, "%s: its number of references is negative (%d)", elem, narg);
+  if (info->max_arg == 0 && narg != 0) {
+    return fail(c, pos, "%s: a %s signal refers to no other signal, got %d references", elem, name,
+                narg);
+  }
+  if (info->min_arg == 1 && info->max_arg == 1 && narg != 1) {
+    return fail(c, pos, "%s: a %s signal refers to exactly one signal, got %d", elem, name, narg);
+  }
+  if (narg < info->min_arg) {
+    return fail(c, pos, "%s: a %s signal refers to at least %d signal, got %d", elem, name,
+                info->min_arg, narg);
+  }
+  if (info->max_arg >= 0 && narg > info->max_arg) {
+    return fail(c, pos, "%s: a %s signal refers to at most %d signal (its %s), got %d", elem, name,
+                info->max_arg, info->arg_key, narg);
+  }
+  if (adr < 0 || adr > m->sizes.nsigarg - narg) {
+    return fail(c, pos, "%s: its %d references lie outside the model's table", elem, narg);
+  }
+  for (int i = 0; i < narg; i++) {
+    const int a = m->sig_arg[adr + i];
+    if (a < 0 || a >= m->sizes.nsig) {
+      return fail(c, pos, "%s: reference %d is to signal %d, which does not exist", elem, i, a);
+    }
+  }
+  return HY_OK;
+}
+
+// The signals' references must hold no cycle: evaluation follows them. A depth-first walk that
+// meets a signal on its own path has found one, which the message lists from the signal defined
+// first (and is reported at its definition).
+static hy_status check_signal_cycles(const checker* c) {
+  const hy_model* m = c->m;
+  const int n = m->sizes.nsig;
+  if (m->sizes.nsigarg == 0) return HY_OK;
+  int* mem = hy_malloc(sizeof(int) * 3 * (size_t)n);
+  if (!mem) return HY_FAIL(c->err, HY_ERR_NOMEM, "out of memory checking the signals");
+  int* state = mem;        // 0 not seen, 1 on the path, 2 done (no cycle through it)
+  int* path = mem + n;     // the signals on the current path
+  int* next = mem + 2 * n;  // the reference of path[d] to follow next
+  for (int k = 0; k < n; k++) state[k] = 0;
+  hy_status st = HY_OK;
+  for (int root = 0; root < n && st == HY_OK; root++) {
+    if (state[root]) continue;
+    int depth = 0;
+    path[0] = root, next[0] = 0, state[root] = 1;
+    while (depth >= 0 && st == HY_OK) {
+      const int v = path[depth];
+      if (next[depth] == m->sig_narg[v]) {
+        state[v] = 2;
+        depth--;
+        continue;
+      }
+      const int w = m->sig_arg[m->sig_argadr[v] + next[depth]++];
+      if (state[w] == 0) {
+        depth++;
+        path[depth] = w, next[depth] = 0, state[w] = 1;
+      } else if (state[w] == 1) {
+        int first = depth;
+        while (path[first] != w) first--;
+        int lead = first;  // the signal of the cycle defined first
+        for (int i = first; i <= depth; i++) {
+          if (path[i] < path[lead]) lead = i;
+        }
+        char chain[360];
+        size_t used = 0;
+        const int len = depth - first + 1;
+        for (int i = 0; i <= len && used < sizeof chain; i++) {
+          const int s = path[first + (lead - first + i) % len];
+          int wr = snprintf(chain + used, sizeof chain - used, "%s'%.*s'", i ? " -> " : "",
+                            HY_NAME_MAX - 1, m->sig_name + (size_t)s * HY_NAME_MAX);
+          used += wr > 0 ? (size_t)wr : 0;
+        }
+        char elem[96];
+        elem_name(elem, sizeof elem, "signal", m->sig_name, path[lead]);
+        st = fail(c, m->sig_src[path[lead]], "%s: the signals refer to each other in a cycle: %s",
+                  elem, chain);
+      }
+    }
+  }
+  hy_free(mem);
+  return st;
+}
+
 static hy_status check_signals(const checker* c) {
   const hy_model* m = c->m;
   for (int k = 0; k < m->sizes.nsig; k++) {
@@ -338,6 +468,20 @@ static hy_status check_signals(const checker* c) {
     elem_name(elem, sizeof elem, "signal", m->sig_name, k);
     const hy_srcpos pos = m->sig_src[k];
     const int interp = m->sig_interp[k], n = m->sig_npoint[k], adr = m->sig_adr[k];
+    const int kind = m->sig_kind[k];
+    if (!hy_model_signal_kind((hy_signal_kind)kind)) {
+      return fail(c, pos, "%s: unknown kind %d", elem, kind);
+    }
+    HY_TRY(check_signal_args(c, k, elem));
+    if (kind != HY_SIGNAL_TABLE) {
+      // hy_signal_eval tells a table by its points
+      if (n != 0) {
+        return fail(c, pos, "%s: a %s signal has no table points, got %d", elem,
+                    hy_signal_kind_name((hy_signal_kind)kind), n);
+      }
+      HY_TRY(check_signal_pars(c, k, elem));
+      continue;
+    }
     if (interp != HY_INTERP_LINEAR && interp != HY_INTERP_STEP) {
       return fail(c, pos, "%s: unknown interpolation %d", elem, interp);
     }
@@ -359,6 +503,7 @@ static hy_status check_signals(const checker* c) {
       }
     }
   }
+  HY_TRY(check_signal_cycles(c));
   for (int k = 0; k < m->sizes.nload; k++) {
     char elem[96];
     elem_name(elem, sizeof elem, "load", m->load_name, k);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "hydyn/names.h"
 #include "model/model.h"
 
 //----- allocation generated from HY_MODEL_ARRAYS ---------------------------------------------
@@ -311,6 +312,21 @@ static hy_status check_references(const hy_spec* s, hy_error* err) {
       if (strcmp(s->signals[q].name, sd->name) == 0) {
         FAIL(sd->pos, "duplicate signal name '%s'", sd->name);
       }
+    }
+  }
+  // references between signals, in any order of definition (their cycles are hy_model_check's)
+  for (int k = 0; k < s->nsignal; k++) {
+    const hy_signal_def* sd = &s->signals[k];
+    for (int i = 0; i < sd->narg; i++) {
+      if (spec_signal(s, sd->arg[i]) >= 0) continue;
+      const hy_signal_kind_info* info = hy_model_signal_kind(sd->kind);
+      char where[48];
+      if (info && info->arg_key && sd->narg == 1) {
+        snprintf(where, sizeof where, "%s", info->arg_key);
+      } else {
+        snprintf(where, sizeof where, "%s[%d]", hy_signal_kind_name(sd->kind), i);
+      }
+      FAIL(sd->pos, "signal '%s': %s: signal '%s' does not exist", sd->name, where, sd->arg[i]);
     }
   }
   for (int k = 0; k < s->nload; k++) {
@@ -684,6 +700,20 @@ static void fill_mech(const hy_spec* s, hy_model* m, const int* order, const int
     memcpy(m->sig_value + adr, sd->value, sizeof(double) * (size_t)sd->npoint);
     m->sig_src[k] = sd->pos;
     adr += sd->npoint;
+  }
+  int argadr = 0;
+  for (int k = 0; k < s->nsignal; k++) {
+    const hy_signal_def* sd = &s->signals[k];
+    m->sig_kind[k] = sd->kind;
+    // the parameters its kind reads, in sig_par order (an unknown kind is hy_model_check's)
+    const hy_signal_kind_info* info = hy_model_signal_kind(sd->kind);
+    for (int i = 0; info && i < info->npar; i++) {
+      const double* field = (const double*)(const void*)((const char*)sd + info->par[i].offset);
+      m->sig_par[(size_t)k * HY_SIGNAL_NPAR + i] = *field;
+    }
+    m->sig_argadr[k] = argadr;
+    m->sig_narg[k] = sd->narg;
+    for (int i = 0; i < sd->narg; i++) m->sig_arg[argadr++] = hy_model_signal(m, sd->arg[i]);
   }
   for (int k = 0; k < s->nload; k++) {
     const hy_load_def* ld = &s->loads[k];
@@ -1123,7 +1153,11 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
 
   // the model as given; neq follows from planarity, which needs the checked axes
   int nsigpt = 0;
-  for (int k = 0; k < s->nsignal; k++) nsigpt += s->signals[k].npoint;
+  int nsigarg = 0;
+  for (int k = 0; k < s->nsignal; k++) {
+    nsigpt += s->signals[k].npoint;
+    nsigarg += s->signals[k].narg;
+  }
   int nfric = 0;
   for (int k = 0; k < s->ncylinder; k++) nfric += hy_friction_nstates(s->cylinders[k].friction.law);
   hy_sizes sz = {.nbody = nb,
@@ -1131,6 +1165,7 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
                  .nmrk = s->nmarker,
                  .nsig = s->nsignal,
                  .nsigpt = nsigpt,
+                 .nsigarg = nsigarg,
                  .nload = s->nload,
                  .ncut = s->ncut,
                  .neq = 0,

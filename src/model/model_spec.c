@@ -33,6 +33,12 @@ hy_signal_def hy_signal_def_default(void) {
   hy_signal_def d;
   memset(&d, 0, sizeof d);
   d.interp = HY_INTERP_LINEAR;
+  d.kind = HY_SIGNAL_TABLE;
+  d.to = 1.0;
+  d.amplitude = 1.0;
+  d.gain = 1.0;
+  d.min = -INFINITY;
+  d.max = INFINITY;
   return d;
 }
 
@@ -186,6 +192,7 @@ void hy_spec_free(hy_spec* s) {
   for (int i = 0; i < s->nsignal; i++) {
     hy_free((void*)s->signals[i].t);
     hy_free((void*)s->signals[i].value);
+    hy_free((void*)s->signals[i].arg);
   }
   hy_free(s->bodies);
   hy_free(s->joints);
@@ -349,16 +356,36 @@ hy_status hy_spec_set_planar(hy_spec* s, hy_planar planar) {
   return HY_OK;
 }
 
+// The names of the signals a signal refers to, copied into one block: narg pointers followed by
+// their names (HY_NAME_MAX bytes each). NULL for none.
+static char** copy_args(int narg, const char* const* arg) {
+  if (narg == 0) return NULL;
+  char** out = hy_malloc((size_t)narg * (sizeof(char*) + HY_NAME_MAX));
+  if (!out) return NULL;
+  char* names = (char*)(out + narg);
+  for (int i = 0; i < narg; i++) {
+    out[i] = names + (size_t)i * HY_NAME_MAX;
+    memcpy(out[i], arg[i], strlen(arg[i]) + 1);
+  }
+  return out;
+}
+
 hy_status hy_spec_add_signal(hy_spec* s, const hy_signal_def* def) {
-  if (!s || !def || def->npoint < 0 || (def->npoint > 0 && (!def->t || !def->value))) {
+  if (!s || !def || def->npoint < 0 || (def->npoint > 0 && (!def->t || !def->value)) ||
+      def->narg < 0 || (def->narg > 0 && !def->arg)) {
     return HY_ERR_ARG;
+  }
+  for (int i = 0; i < def->narg; i++) {
+    if (!def->arg[i] || strlen(def->arg[i]) >= HY_NAME_MAX) return HY_ERR_ARG;
   }
   size_t bytes = (size_t)(def->npoint > 0 ? def->npoint : 1) * sizeof(double);
   double* t = hy_malloc(bytes);
   double* v = hy_malloc(bytes);
-  if (!t || !v) {
+  char** arg = copy_args(def->narg, def->arg);
+  if (!t || !v || (def->narg > 0 && !arg)) {
     hy_free(t);
     hy_free(v);
+    hy_free(arg);
     return HY_ERR_NOMEM;
   }
   if (def->npoint > 0) {
@@ -369,11 +396,13 @@ hy_status hy_spec_add_signal(hy_spec* s, const hy_signal_def* def) {
   if (st != HY_OK) {
     hy_free(t);
     hy_free(v);
+    hy_free(arg);
     return st;
   }
   hy_signal_def copy = *def;
   copy.t = t;
   copy.value = v;
+  copy.arg = (const char* const*)arg;
   s->signals[s->nsignal++] = copy;
   return HY_OK;
 }
