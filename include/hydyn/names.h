@@ -79,6 +79,12 @@ HY_API const char* hy_friction_law_name(hy_friction_law law);
 // for NULL arguments or an unknown name, leaving *out unchanged.
 HY_API hy_status hy_friction_law_parse(const char* s, hy_friction_law* out);
 
+//----- oil bulk modulus laws -------------------------------------------------------------------
+
+// Name of an oil law as a model file's `law:` gives it: "constant", "linear", "polynomial",
+// "air" or "table" (static string); "unknown" for a value outside hy_bulk_law.
+HY_API const char* hy_bulk_law_name(hy_bulk_law law);
+
 #ifdef __cplusplus
 }
 #endif

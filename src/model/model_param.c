@@ -9,10 +9,10 @@
 #include "core/core.h"
 #include "model/model.h"
 
-typedef enum kind { K_BODY, K_CYL, K_VOL, K_CIRC, K_VLV, K_ORF, K_COUNT } kind;
+typedef enum kind { K_BODY, K_CYL, K_VOL, K_CIRC, K_VLV, K_ORF, K_ACC, K_COUNT } kind;
 
-static const char* const kind_names[K_COUNT] = {"body", "cylinder", "volume", "circuit", "valve",
-                                                "throttle"};
+static const char* const kind_names[K_COUNT] = {"body",  "cylinder", "volume",     "circuit",
+                                                "valve", "throttle", "accumulator"};
 
 typedef struct field {
   kind k;
@@ -39,6 +39,9 @@ static const field fields[] = {
     {K_VLV, "cv", "m^3/(s V sqrt(Pa))", "flow coefficient per metering path"},
     {K_VLV, "tau", "s", "spool time constant"},
     {K_ORF, "cv", "m^3/(s sqrt(Pa))", "flow coefficient"},
+    {K_ACC, "precharge", "Pa", "gas pre-charge pressure"},
+    {K_ACC, "gas_volume", "m^3", "gas volume at pre-charge"},
+    {K_ACC, "polytropic", "-", "polytropic exponent of the gas"},
 };
 enum { NFIELD = (int)(sizeof fields / sizeof fields[0]) };
 
@@ -50,6 +53,7 @@ static int count_of(const hy_model* m, kind k) {
     case K_CIRC: return m->sizes.ncirc;
     case K_VLV: return m->sizes.nvlv;
     case K_ORF: return m->sizes.norf;
+    case K_ACC: return m->sizes.nacc;
     default: return 0;
   }
 }
@@ -62,6 +66,7 @@ static const char* element_name(const hy_model* m, kind k, int i) {
     case K_CIRC: return m->circ_name + (size_t)i * HY_NAME_MAX;
     case K_VLV: return m->vlv_name + (size_t)i * HY_NAME_MAX;
     case K_ORF: return m->orf_name + (size_t)i * HY_NAME_MAX;
+    case K_ACC: return m->acc_name + (size_t)i * HY_NAME_MAX;
     default: return "";
   }
 }
@@ -86,6 +91,9 @@ static double* place(hy_model* m, const field* f, int i) {
     case K_CIRC: return m->circ_B_oil + i;
     case K_VLV: return strcmp(f->name, "cv") == 0 ? m->vlv_cv + i : m->vlv_tau + i;
     case K_ORF: return m->orf_cv + i;
+    case K_ACC:
+      if (strcmp(f->name, "precharge") == 0) return m->acc_p0 + i;
+      return strcmp(f->name, "gas_volume") == 0 ? m->acc_V0 + i : m->acc_n + i;
     default: return NULL;
   }
 }
@@ -128,7 +136,8 @@ double* hy_model_param(hy_model* m, const char* name, const char** unit, hy_erro
     return NULL;
   }
   HY_FAIL(err, HY_ERR_ARG,
-          "parameter '%s': unknown kind '%.*s' (body, cylinder, volume, circuit, valve, throttle)",
+          "parameter '%s': unknown kind '%.*s' (body, cylinder, volume, circuit, valve, throttle, "
+          "accumulator)",
           name, (int)klen, name);
   return NULL;
 }

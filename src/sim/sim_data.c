@@ -70,6 +70,7 @@ static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator in
   TAKE(d->orf_q, hy_doubles((size_t)sz->norf));
   TAKE(d->vlv_q, hy_doubles(4 * nvl));
   TAKE(d->pvl_q, hy_doubles((size_t)sz->npvl));
+  TAKE(d->acc_V, hy_doubles((size_t)sz->nacc));
   TAKE(d->cyl_len_a, hy_doubles(nc));
   TAKE(d->cyl_len_b, hy_doubles(nc));
   TAKE(d->cyl_F_hyd, hy_doubles(nc));
