@@ -3,6 +3,8 @@
 #ifndef HYDYN_MODEL_H_
 #define HYDYN_MODEL_H_
 
+#include <math.h>
+
 #include "hydyn/types.h"
 
 #ifdef __cplusplus
@@ -40,6 +42,10 @@ typedef struct hy_srcpos {
 #define HY_MAX_COEFFICIENT 1e15  // viscous and end-damper coefficients (N s/m, N/m)
 #define HY_MAX_ITERATIONS 1000000  // solver max_iterations
 #define HY_MAX_CUTS 40           // solver max_cuts: the smallest step is dt / 2^40
+
+// The bulk modulus of a rigid wall: a cylinder's bulk_modulus or a volume's hose_bulk_modulus
+// of HY_RIGID (`rigid` in a model file) adds no compliance term V/B to the volume it bounds.
+#define HY_RIGID INFINITY
 
 //----- definitions (builder API) -----------------------------------------------------------
 
@@ -179,16 +185,43 @@ typedef enum hy_planar {
 
 // Hydraulic circuits (lumped fluid, seed 000 Sect. 3, seed 001 Sect. 3.2; see
 // docs/hydraulics.md). Volumes and sources are the circuit's nodes; their names are unique
-// together with the throttle, valve (directional, check, relief), pump and cylinder names, and a
-// cylinder's name is also that of its force element (unique among the force names).
+// together with the throttle, valve (directional, check, relief), pump, cylinder and accumulator
+// names, and a cylinder's name is also that of its force element (unique among the force
+// names).
 
-// Oil properties shared by the volumes of one circuit.
+// An oil: its bulk modulus law B_oil(p) (hy_bulk_law, docs/hydraulics.md "Oil laws") and the
+// parameters the law reads; the others are not looked at. A circuit's oil is given by the same
+// fields of hy_circuit_def; a volume may have its own (hy_volume_def.oil).
+typedef struct hy_oil_def {
+  hy_bulk_law law;           // constant (default), linear, polynomial, air, table
+  double B_oil;              // B0 (Pa), > 0: of constant and linear, and of the oil of air;
+                             // not read by polynomial and table
+  double law_k;              // linear: dB/dp (-), >= 0
+  double law_a;              // polynomial: a (1/Pa), > 0 (1/a is the modulus at p = 0)
+  double law_b;              // polynomial: b (1/Pa^2)
+  double air_fraction;       // air: volume fraction of air at p_atm (-), 0 <= x < 1
+  double polytropic;         // air: polytropic exponent n of the air (-), 1 to 2; default 1.4
+  double p_atm;              // air: the pressure of air_fraction (Pa), > 0; default 101325
+  int table_n;               // table: number of points, >= 2
+  const double* table_p;     // table: pressures (Pa), increasing (copied by hy_spec_add_*)
+  const double* table_beta;  // table: bulk moduli (Pa), > 0 (copied)
+} hy_oil_def;
+
+// Oil properties shared by the volumes of one circuit (the fields of hy_oil_def).
 typedef struct hy_circuit_def {
   char name[HY_NAME_MAX];
-  double B_oil;         // oil bulk modulus B0 (Pa), > 0
-  hy_bulk_law law;      // B_oil(p): constant, or linear B0 + k p
+  double B_oil;         // oil bulk modulus B0 (Pa), > 0 (not read by polynomial and table)
+  hy_bulk_law law;      // B_oil(p): constant, linear B0 + k p, polynomial, air, table
   double law_k;         // k of the linear law (-), >= 0
   hy_laminar laminar;   // orifice law below dp_lim of every throttle and valve in the circuit
+  double law_a;              // polynomial: a (1/Pa), > 0
+  double law_b;              // polynomial: b (1/Pa^2)
+  double air_fraction;       // air: volume fraction of air at p_atm (-), 0 <= x < 1
+  double polytropic;         // air: polytropic exponent (-), 1 to 2; default 1.4
+  double p_atm;              // air: pressure of air_fraction (Pa), > 0; default 101325
+  int table_n;               // table: number of points, >= 2
+  const double* table_p;     // table: pressures (Pa), increasing (copied)
+  const double* table_beta;  // table: bulk moduli (Pa), > 0 (copied)
   hy_srcpos pos;
 } hy_circuit_def;
 
@@ -197,10 +230,25 @@ typedef struct hy_volume_def {
   char name[HY_NAME_MAX];
   char circuit[HY_NAME_MAX];
   double hose_volume;        // m^3, >= 0 (0 only when a cylinder chamber is attached)
-  double hose_bulk_modulus;  // container modulus of the hoses (Pa), > 0 when hose_volume > 0
+  double hose_bulk_modulus;  // container modulus of the hoses (Pa), > 0 when hose_volume > 0;
+                             // HY_RIGID: rigid hoses
   double p0;                 // initial pressure (Pa); NAN = derived (see docs/hydraulics.md)
+  int own_oil;               // 1: the oil in this volume is `oil`, not its circuit's
+  hy_oil_def oil;            // read with own_oil only
   hy_srcpos pos;
 } hy_volume_def;
+
+// A gas-charged accumulator on a volume (docs/hydraulics.md, "Accumulators"): below its
+// pre-charge pressure it holds no oil; above, its gas (p V^n = p0 V0^n) leaves the oil volume
+// V0 (1 - (p0/p)^(1/n)), which joins the volume's oil.
+typedef struct hy_accumulator_def {
+  char name[HY_NAME_MAX];
+  char volume[HY_NAME_MAX];  // the volume it is connected to
+  double precharge;          // gas pre-charge pressure p0, absolute (Pa), > 0
+  double gas_volume;         // gas volume at pre-charge V0 (m^3), > 0
+  double polytropic;         // polytropic exponent n of the gas (-), 1 to 2; default 1.4
+  hy_srcpos pos;
+} hy_accumulator_def;
 
 // A fixed-pressure node (pump, tank): pressure * signal(t) (pressure alone without signal).
 typedef struct hy_source_def {
@@ -382,6 +430,11 @@ HY_API hy_valve_def hy_valve_def_default(void);
 HY_API hy_check_valve_def hy_check_valve_def_default(void);
 HY_API hy_relief_valve_def hy_relief_valve_def_default(void);
 HY_API hy_cylinder_def hy_cylinder_def_default(void);
+// Oil defaults: law constant, polytropic 1.4, p_atm 101325 Pa, every other number 0. A circuit's
+// default (hy_circuit_def_default) has the same polytropic and p_atm.
+HY_API hy_oil_def hy_oil_def_default(void);
+// Accumulator defaults: polytropic 1.4 (adiabatic), every other number 0.
+HY_API hy_accumulator_def hy_accumulator_def_default(void);
 // Friction defaults (docs/friction.md): law none, viscous_tanh4 = 1, exponent = 2,
 // smoothing = 1e-5 m/s, every other number 0 (the forces and velocities must be set).
 HY_API hy_friction_def hy_friction_def_default(void);
@@ -422,6 +475,7 @@ HY_API hy_status hy_spec_add_valve(hy_spec* s, const hy_valve_def* def);
 HY_API hy_status hy_spec_add_check_valve(hy_spec* s, const hy_check_valve_def* def);
 HY_API hy_status hy_spec_add_relief_valve(hy_spec* s, const hy_relief_valve_def* def);
 HY_API hy_status hy_spec_add_cylinder(hy_spec* s, const hy_cylinder_def* def);
+HY_API hy_status hy_spec_add_accumulator(hy_spec* s, const hy_accumulator_def* def);
 
 //----- the compiled model ------------------------------------------------------------------
 
@@ -441,6 +495,8 @@ typedef struct hy_sizes {
   int nfrc;     // force elements
   int ncirc;    // hydraulic circuits (oil properties)
   int nvol;     // hydraulic volumes (pressure states)
+  int nacc;     // gas-charged accumulators (on volumes)
+  int nbulkpt;  // points of the oil laws' tables (law table), circuits' and volumes' together
   int nsrc;     // fixed-pressure nodes (supplies, tanks)
   int npump;    // pumps (flow sources)
   int norf;     // throttle valves (fixed orifices)
@@ -596,12 +652,38 @@ typedef enum hy_option_key {
   X(double, circ_law_k, sz.ncirc)              /* dB/dp of the linear law (-) */        \
   X(int, circ_laminar, sz.ncirc)               /* hy_laminar */                         \
   X(hy_srcpos, circ_src, sz.ncirc)             /* where it is defined in the file */    \
+  X(double, circ_law_a, sz.ncirc)              /* polynomial: a (1/Pa) */               \
+  X(double, circ_law_b, sz.ncirc)              /* polynomial: b (1/Pa^2) */             \
+  X(double, circ_air, sz.ncirc)                /* air: air fraction at p_atm (-) */     \
+  X(double, circ_polytropic, sz.ncirc)         /* air: polytropic exponent (-) */       \
+  X(double, circ_p_atm, sz.ncirc)              /* air: pressure of the fraction (Pa) */ \
+  X(int, circ_tab_adr, sz.ncirc)               /* table: first point in bulk_p/_beta */ \
+  X(int, circ_tab_n, sz.ncirc)                 /* table: points (0 for other laws) */   \
+  X(double, bulk_p, sz.nbulkpt)                /* oil tables: pressures (Pa) */         \
+  X(double, bulk_beta, sz.nbulkpt)             /* oil tables: bulk moduli (Pa) */       \
   X(char, vol_name, sz.nvol * HY_NAME_MAX)     /* volume names */                       \
   X(int, vol_circ, sz.nvol)                    /* circuit */                            \
   X(double, vol_hose, sz.nvol)                 /* hose and pipe volume (m^3) */         \
   X(double, vol_B_hose, sz.nvol)               /* container modulus of the hoses (Pa) */ \
   X(double, vol_p0, sz.nvol)                   /* initial pressure (Pa); NaN = derived */ \
   X(hy_srcpos, vol_src, sz.nvol)               /* where it is defined in the file */    \
+  X(int, vol_oil_fast, sz.nvol)                /* circuit's law 0, 1 inline; else -1 */     \
+  X(int, vol_law, sz.nvol)                     /* own oil's hy_bulk_law, -1 = circuit's */ \
+  X(double, vol_B_oil, sz.nvol)                /* own oil: B0 (Pa) */                   \
+  X(double, vol_law_k, sz.nvol)                /* own oil: linear k (-) */              \
+  X(double, vol_law_a, sz.nvol)                /* own oil: polynomial a (1/Pa) */       \
+  X(double, vol_law_b, sz.nvol)                /* own oil: polynomial b (1/Pa^2) */     \
+  X(double, vol_air, sz.nvol)                  /* own oil: air fraction at p_atm (-) */ \
+  X(double, vol_polytropic, sz.nvol)           /* own oil: air's polytropic exponent */ \
+  X(double, vol_p_atm, sz.nvol)                /* own oil: pressure of the fraction */  \
+  X(int, vol_tab_adr, sz.nvol)                 /* own oil: first table point */         \
+  X(int, vol_tab_n, sz.nvol)                   /* own oil: table points */              \
+  X(char, acc_name, sz.nacc * HY_NAME_MAX)     /* accumulator names */                  \
+  X(int, acc_vol, sz.nacc)                     /* the volume it is connected to */      \
+  X(double, acc_p0, sz.nacc)                   /* gas pre-charge pressure (Pa) */       \
+  X(double, acc_V0, sz.nacc)                   /* gas volume at pre-charge (m^3) */     \
+  X(double, acc_n, sz.nacc)                    /* polytropic exponent of the gas (-) */ \
+  X(hy_srcpos, acc_src, sz.nacc)               /* where it is defined in the file */    \
   X(char, src_name, sz.nsrc * HY_NAME_MAX)     /* fixed-pressure node names */          \
   X(double, src_p, sz.nsrc)                    /* pressure (Pa) */                      \
   X(int, src_sig, sz.nsrc)                     /* scaling signal, -1 = none */          \
@@ -775,6 +857,7 @@ HY_API int hy_model_valve(const hy_model* m, const char* name);
 HY_API int hy_model_pressure_valve(const hy_model* m, const char* name);
 HY_API int hy_model_pump(const hy_model* m, const char* name);
 HY_API int hy_model_cylinder(const hy_model* m, const char* name);
+HY_API int hy_model_accumulator(const hy_model* m, const char* name);
 
 //----- named parameters ----------------------------------------------------------------------
 

@@ -89,6 +89,11 @@ HY_API const char* hy_signal_kind_name(hy_signal_kind kind);
 // Parses a signal kind name (one of the names above) into *out. Returns HY_OK, or HY_ERR_ARG for
 // NULL arguments or an unknown name, leaving *out unchanged.
 HY_API hy_status hy_signal_kind_parse(const char* s, hy_signal_kind* out);
+//----- oil bulk modulus laws -------------------------------------------------------------------
+
+// Name of an oil law as a model file's `law:` gives it: "constant", "linear", "polynomial",
+// "air" or "table" (static string); "unknown" for a value outside hy_bulk_law.
+HY_API const char* hy_bulk_law_name(hy_bulk_law law);
 
 #ifdef __cplusplus
 }

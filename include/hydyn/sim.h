@@ -130,13 +130,16 @@ typedef struct hy_data {
   double* wd;         // their time derivatives; wd = pd + nvol                  (nfric)
   double* U;          // directional valve spool positions (V)                  (nvlv)
   double* Ud;         // their time derivatives, Eq. 27 (V/s)                    (nvlv)
-  double* vol_V;      // volume: hoses + cylinder chambers (m^3)                 (nvol)
+  double* vol_V;      // oil volume: hoses + cylinder chambers + accumulators' oil
+                      // (m^3)                                                    (nvol)
   double* vol_Be;     // effective bulk modulus, Eq. 23 (Pa)                     (nvol)
   double* orf_q;      // throttle flows from -> to (m^3/s)                       (norf)
   double* vlv_q;      // valve flows P->A, B->T, P->B, A->T, P->T (m^3/s)  (nvlv x HY_VALVE_PATHS)
   double* pvl_q;      // check and relief valve flows from -> to (m^3/s), >= 0   (npvl)
   double* pmp_q;      // pump flows from -> to (m^3/s)                          (npump)
   double* pmp_eps;    // pump displacement fractions eps (-), 1 for fixed pumps  (npump)
+  double* acc_V;      // oil held by each accumulator at its volume's pressure
+                      // (m^3); it is also in vol_V                              (nacc)
   double* cyl_len_a;  // piston-side chamber length (m)                          (ncyl)
   double* cyl_len_b;  // rod-side chamber length (m)                             (ncyl)
   double* cyl_F_hyd;  // p_a A_a - p_b A_b (N)                                   (ncyl)

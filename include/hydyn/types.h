@@ -138,10 +138,15 @@ typedef enum hy_force_type {
   HY_FORCE_CYLINDER = 1,  // double-acting hydraulic cylinder (hydraulics: cylinders)
 } hy_force_type;
 
-// Oil bulk modulus as a function of pressure.
+// Oil bulk modulus as a function of pressure (docs/hydraulics.md, "Oil laws").
 typedef enum hy_bulk_law {
-  HY_BULK_CONSTANT = 0,  // B = B0
-  HY_BULK_LINEAR = 1,    // B = B0 + k p (k dimensionless, about 11 for mineral oil), p in Pa
+  HY_BULK_CONSTANT = 0,    // B = B0
+  HY_BULK_LINEAR = 1,      // B = B0 + k p (k dimensionless, about 11 for mineral oil), p in Pa
+  HY_BULK_POLYNOMIAL = 2,  // density rho/rho0 = 1 + a p + b p^2: B = (1 + a p + b p^2)/(a + 2 b p)
+  HY_BULK_AIR = 3,         // oil of modulus B0 with entrained air (a volume fraction at p_atm,
+                           // polytropic): B of the mixture
+  HY_BULK_TABLE = 4,       // B(p) interpolated linearly in a table of [p, B], held outside
+  HY_BULK_COUNT            // number of laws (not one)
 } hy_bulk_law;
 
 // Orifice law below the laminar limit dp_lim (above it Q = C sgn(dp) sqrt|dp|).

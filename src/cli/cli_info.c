@@ -384,6 +384,42 @@ static void print_signals(const hy_model* m) {
   tab_print(&t);
 }
 
+// An oil's law and parameters after "oil " (docs/hydraulics.md, "Oil laws"), from the model's
+// arrays for circuit c (v < 0) or volume v's own oil; the constant and linear laws in the words
+// hydyn has always used.
+static void oil_text(char* buf, size_t size, const hy_model* m, int c, int v) {
+  const int law = v < 0 ? m->circ_law[c] : m->vol_law[v];
+  const double B0 = v < 0 ? m->circ_B_oil[c] : m->vol_B_oil[v];
+  switch (law) {
+    case HY_BULK_CONSTANT:
+      snprintf(buf, size, "bulk modulus %.6g MPa (constant)", 1e-6 * B0);
+      return;
+    case HY_BULK_LINEAR:
+      snprintf(buf, size, "bulk modulus %.6g MPa (linear, + %g p)", 1e-6 * B0,
+               v < 0 ? m->circ_law_k[c] : m->vol_law_k[v]);
+      return;
+    case HY_BULK_POLYNOMIAL: {
+      const double a = v < 0 ? m->circ_law_a[c] : m->vol_law_a[v];
+      snprintf(buf, size, "law polynomial, rho/rho0 = 1 + %g p + %g p^2 (%.6g MPa at p = 0)", a,
+               v < 0 ? m->circ_law_b[c] : m->vol_law_b[v], 1e-6 / a);
+      return;
+    }
+    case HY_BULK_AIR:
+      snprintf(buf, size, "bulk modulus %.6g MPa with air: fraction %g at %.6g MPa, polytropic %g",
+               1e-6 * B0, v < 0 ? m->circ_air[c] : m->vol_air[v],
+               1e-6 * (v < 0 ? m->circ_p_atm[c] : m->vol_p_atm[v]),
+               v < 0 ? m->circ_polytropic[c] : m->vol_polytropic[v]);
+      return;
+    default: {
+      const int adr = v < 0 ? m->circ_tab_adr[c] : m->vol_tab_adr[v];
+      const int n = v < 0 ? m->circ_tab_n[c] : m->vol_tab_n[v];
+      snprintf(buf, size, "law table, %d points [p, beta] from %.6g to %.6g MPa", n,
+               1e-6 * m->bulk_p[adr], 1e-6 * m->bulk_p[adr + n - 1]);
+      return;
+    }
+  }
+}
+
 static void print_hydraulics(const hy_model* m, const hy_data* d, const char* what) {
   const hy_sizes* s = &m->sizes;
   if (s->ncirc + s->nvol + s->nsrc + s->npump + s->ncyl == 0) {
@@ -391,10 +427,10 @@ static void print_hydraulics(const hy_model* m, const hy_data* d, const char* wh
     return;
   }
   for (int c = 0; c < s->ncirc; c++) {
-    printf("\ncircuit %s: oil bulk modulus %.6g MPa (%s", NAME(m->circ_name, c),
-           1e-6 * m->circ_B_oil[c], m->circ_law[c] == HY_BULK_LINEAR ? "linear" : "constant");
-    if (m->circ_law[c] == HY_BULK_LINEAR) printf(", + %g p", m->circ_law_k[c]);
-    printf("), laminar law %s\n", m->circ_laminar[c] == HY_LAMINAR_LINEAR ? "linear" : "cubic");
+    char oil[256];
+    oil_text(oil, sizeof oil, m, c, -1);
+    printf("\ncircuit %s: oil %s, laminar law %s\n", NAME(m->circ_name, c), oil,
+           m->circ_laminar[c] == HY_LAMINAR_LINEAR ? "linear" : "cubic");
     table t = {0};
     tab_add(&t, "volume\those volume (m^3)\those modulus (MPa)\tp0\tinitial pressure (MPa)");
     for (int v = 0; v < s->nvol; v++) {
@@ -405,8 +441,32 @@ static void print_hydraulics(const hy_model* m, const hy_data* d, const char* wh
       } else {
         snprintf(p0, sizeof p0, "given, %.6g MPa", 1e-6 * m->vol_p0[v]);
       }
-      tab_add(&t, "%s\t%.6g\t%.6g\t%s\t%.5g", NAME(m->vol_name, v), m->vol_hose[v],
-              1e-6 * m->vol_B_hose[v], p0, 1e-6 * d->p[v]);
+      char hose[32];
+      if (m->vol_B_hose[v] == HY_RIGID) {
+        snprintf(hose, sizeof hose, "rigid");
+      } else {
+        snprintf(hose, sizeof hose, "%.6g", 1e-6 * m->vol_B_hose[v]);
+      }
+      tab_add(&t, "%s\t%.6g\t%s\t%s\t%.5g", NAME(m->vol_name, v), m->vol_hose[v], hose, p0,
+              1e-6 * d->p[v]);
+    }
+    tab_print(&t);
+    for (int v = 0; v < s->nvol; v++) {
+      if (m->vol_circ[v] != c || m->vol_law[v] < 0) continue;
+      oil_text(oil, sizeof oil, m, c, v);
+      printf("  %s: its own oil, %s\n", NAME(m->vol_name, v), oil);
+    }
+  }
+  if (s->nacc > 0) {
+    section("accumulators (gas-charged)", s->nacc);
+    table t = {0};
+    tab_add(&t,
+            "accumulator\tvolume\tprecharge (MPa)\tgas volume (m^3)\tpolytropic\toil at t = 0 "
+            "(m^3)");
+    for (int k = 0; k < s->nacc; k++) {
+      tab_add(&t, "%s\t%s\t%.6g\t%.6g\t%g\t%.6g", NAME(m->acc_name, k),
+              NAME(m->vol_name, m->acc_vol[k]), 1e-6 * m->acc_p0[k], m->acc_V0[k], m->acc_n[k],
+              d->acc_V[k]);
     }
     tab_print(&t);
   }
@@ -501,6 +561,9 @@ static void print_hydraulics(const hy_model* m, const hy_data* d, const char* wh
             "parameters\n",
             NAME(m->frc_name, m->cyl_frc[c]), hy_friction_law_name(m->cyl_fric[c].law), what,
             NAME(m->frc_name, m->cyl_frc[c]));
+      }
+      if (m->cyl_B[c] == HY_RIGID) {
+        printf("  %s: rigid chambers (no wall compliance)\n", NAME(m->frc_name, m->cyl_frc[c]));
       }
       if (m->cyl_visc[c] == 0 && m->cyl_ld[c] == 0) continue;
       printf("  %s: viscous %.6g N s/m", NAME(m->frc_name, m->cyl_frc[c]), m->cyl_visc[c]);

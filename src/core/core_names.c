@@ -197,3 +197,16 @@ hy_status hy_signal_kind_parse(const char* s, hy_signal_kind* out) {
   *out = (hy_signal_kind)i;
   return HY_OK;
 }
+
+//----- oil bulk modulus laws -------------------------------------------------------------------
+
+static const char* const bulk_names[] = {
+    [HY_BULK_CONSTANT] = "constant", [HY_BULK_LINEAR] = "linear",
+    [HY_BULK_POLYNOMIAL] = "polynomial", [HY_BULK_AIR] = "air",
+    [HY_BULK_TABLE] = "table",
+};
+
+const char* hy_bulk_law_name(hy_bulk_law law) {
+  if ((int)law < 0 || (int)law >= COUNT_(bulk_names)) return "unknown";
+  return bulk_names[law];
+}

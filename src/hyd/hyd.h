@@ -10,6 +10,7 @@
 
 #include "hydyn/model.h"
 #include "hydyn/sim.h"
+#include "model/model.h"
 
 // Derivatives of the hydraulic right-hand side and of the cylinder forces. The friction states
 // w (d->w) are first-order unknowns like the pressures; their rates depend on the pressures (a
@@ -65,6 +66,23 @@ void hy_hyd_valve_flows(const hy_model* m, int i, double U, const double pn[4], 
 
 // The ends of valve path k (hy_data.vlv_q order) as indices into its ports {P, T, A, B}.
 extern const int hy_hyd_valve_path[HY_VALVE_PATHS][2];
+// Bulk modulus B(p) of oil o at pressure p (Pa) and dB/dp into *dB_dp, by its law
+// (docs/hydraulics.md, "Oil laws"): constant, linear, polynomial, air (held below 1e-3 p_atm, so
+// also for p <= 0) or table (held outside). Exact derivatives; the table's slope at a point is
+// that of the segment above it.
+double hy_hyd_oil_law(const hy_oil* o, double p, double* dB_dp);
+// The oil modulus in volume v at pressure p (its own oil or its circuit's) and dB/dp, as the
+// evaluation finds it: hy_hyd_fluid_modulus for the laws other than a circuit's constant and
+// linear ones, and hy_hyd_volume_oil_modulus for any (a call to the evaluation's inline path).
+double hy_hyd_fluid_modulus(const hy_model* m, int v, double p, double* dB_dp);
+double hy_hyd_volume_oil_modulus(const hy_model* m, int v, double p, double* dB_dp);
+
+// Oil volume V_acc (m^3) held by accumulator i at its volume's pressure p (Pa), with dV/dp into
+// *dV_dp and d2V/dp2 into *d2V_dp2 (docs/hydraulics.md, "Accumulators"): V0 (1 - (p0/p)^(1/n))
+// above its pre-charge p0, none below, joined by a C^2 blend over a narrow band at p0. Nullable:
+// dV_dp, d2V_dp2.
+double hy_hyd_accumulator_volume(const hy_model* m, int i, double p, double* dV_dp,
+                                 double* d2V_dp2);
 
 // Opening x in [0, 1] of a check or relief valve at the pressure difference dp = p_from - p_to:
 // 0 for dp <= p_crack, 1 for dp >= p_crack + p_open, a cubic smoothstep between (C^1);

@@ -14,18 +14,32 @@
 // k - nvol times its signal at d->time.
 double hy_hyd_node_pressure(const hy_model* m, const hy_data* d, int k);
 
-// Oil bulk modulus of volume v's circuit at pressure p, and its slope dB/dp into *dB_dp
-// (0 for the constant law).
+// Oil bulk modulus in volume v at pressure p, and its slope dB/dp into *dB_dp
+// (docs/hydraulics.md, "Oil laws"). A circuit's constant and linear laws, all that models
+// without the other laws use, are evaluated here, the constant first; the other laws and a
+// volume's own oil cost a call (hy_hyd_fluid_modulus, hyd_fluid.c).
 static HY_ALWAYS_INLINE double hy_hyd_oil_modulus(const hy_model* m, int v, double p,
                                                   double* dB_dp) {
   const int c = m->vol_circ[v];
-  if (m->circ_law[c] == HY_BULK_LINEAR) {
+  const int fast = m->vol_oil_fast[v];
+  if (fast == HY_BULK_CONSTANT) {
+    *dB_dp = 0;
+    return m->circ_B_oil[c];
+  }
+  if (fast == HY_BULK_LINEAR) {
     *dB_dp = m->circ_law_k[c];
     return m->circ_B_oil[c] + m->circ_law_k[c] * p;
   }
-  *dB_dp = 0;
-  return m->circ_B_oil[c];
+  return hy_hyd_fluid_modulus(m, v, p, dB_dp);
 }
+
+// Gas-charged accumulators (hyd_accumulator.c): the oil of each into d->acc_V and into the
+// volume sum d->vol_V, its compliance dV_acc/dp into the compliance sum W (d->vol_Be), before
+// the evaluation turns them into the pressure rates.
+void hy_hyd_accumulators(const hy_model* m, hy_data* d);
+// Their part of dX/dp, dV_acc/dp / B_oil + d2V_acc/dp2, on the diagonal of dpd_dp (J, already
+// divided by X), once d->pd holds the pressure rates and d->vol_Be the effective moduli.
+void hy_hyd_accumulator_partials(const hy_model* m, const hy_data* d, double* J);
 
 // Seal friction of cylinder c (a law other than none) at the chamber pressures pa, pb: F_mu into
 // d->cyl_F_fric, the rates of its states into d->wd, and with hw != NULL its derivatives:

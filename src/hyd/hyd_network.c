@@ -226,9 +226,14 @@ static HY_ALWAYS_INLINE void evaluate(int nv, int nc, const hy_model* m, hy_data
     add_flow(nv, S, J, from, T, q_open[1], dq);
   }
 
+  // gas-charged accumulators (docs/hydraulics.md, "Accumulators"): their oil joins V, their
+  // compliance dV_acc/dp joins W
+  if (m->sizes.nacc > 0) hy_hyd_accumulators(m, d);
+
   // Eqs. 22-23: p_dot = Be/V S with 1/Be = 1/B_oil(p) + (V_hose/V)/B_hose + sum (V_ch/V)/B_cyl,
-  // i.e. p_dot = S / X with X = V/B_oil(p) + W (W = V_hose/B_hose + sum V_ch/B_cyl). Be = V/X.
-  // dX/dp = -V B_oil'/B_oil^2 gives the dBe/dp part of dp_dot/dp (none for a constant B_oil).
+  // i.e. p_dot = S / X with X = V/B_oil(p) + W (W = V_hose/B_hose + sum V_ch/B_cyl; a rigid
+  // wall's term is V/inf = 0 exactly). Be = V/X. dX/dp = -V B_oil'/B_oil^2 gives the dBe/dp part
+  // of dp_dot/dp (none for a constant B_oil); accumulators add theirs after the loop.
   for (int v = 0; v < nv; v++) {
     double dB;
     const double Boil = hy_hyd_oil_modulus(m, v, p[v], &dB);
@@ -244,6 +249,8 @@ static HY_ALWAYS_INLINE void evaluate(int nv, int nc, const hy_model* m, hy_data
       }
     }
   }
+
+  if (J && m->sizes.nacc > 0) hy_hyd_accumulator_partials(m, d, J);
 
   // partials with respect to the cylinder lengths and rates
   if (hw) {

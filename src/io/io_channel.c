@@ -232,8 +232,8 @@ static void build(builder* b, const hy_model* m, const hy_data* d) {
     add_double(b, 0, "Pa/s", "volume pressure rate", d->pd + v, "pd:", NAME(m->vol_name, v));
   }
   for (int v = 0; v < sz->nvol; v++) {
-    add_double(b, 0, "m^3", "volume: hoses and cylinder chambers", d->vol_V + v, "V:",
-               NAME(m->vol_name, v));
+    add_double(b, 0, "m^3", "oil volume: hoses, cylinder chambers and accumulators' oil",
+               d->vol_V + v, "V:", NAME(m->vol_name, v));
   }
   for (int v = 0; v < sz->nvol; v++) {
     add_double(b, 0, "Pa", "effective bulk modulus", d->vol_Be + v, "Be:",
@@ -264,6 +264,14 @@ static void build(builder* b, const hy_model* m, const hy_data* d) {
   for (int k = 0; k < sz->npump; k++) {
     add_double(b, 0, "-", "pump displacement fraction (1 for a fixed pump)", d->pmp_eps + k,
                "eps:", NAME(m->pmp_name, k));
+  }
+  for (int k = 0; k < sz->nacc; k++) {
+    add_double(b, 0, "m^3", "oil held by the accumulator", d->acc_V + k, "V_acc:",
+               NAME(m->acc_name, k));
+  }
+  for (int k = 0; k < sz->nacc; k++) {
+    add_double(b, 0, "Pa", "accumulator gas pressure: its volume's pressure", d->p + m->acc_vol[k],
+               "p_gas:", NAME(m->acc_name, k));
   }
   for (int v = 0; v < sz->nvlv; v++) {
     add_double(b, 0, "V/s", "spool velocity", d->Ud + v, "Ud:", NAME(m->vlv_name, v));

@@ -88,9 +88,152 @@ static hy_status add_failed(hy_io_loader* ld, const char* kind, const char* name
   return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory adding %s '%s'", kind, name);
 }
 
+// A wall's bulk modulus under `key`: a number (its range is hy_model_check's) or the word
+// `rigid`, HY_RIGID: no compliance term (docs/hydraulics.md, "Rigid walls"). *out keeps its
+// value when the key is absent.
+static hy_status opt_wall_modulus(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
+                                  const char* key, double* out) {
+  const hy_io_node* v = hy_io_map_val(n, key);
+  if (!v) return HY_OK;
+  if (v->kind == HY_IO_SCALAR && v->plain && strcmp(v->text, "rigid") == 0) {
+    *out = HY_RIGID;
+    return HY_OK;
+  }
+  if (v->kind == HY_IO_SCALAR && v->plain && hy_io_parse_number(v->text, v->len, out) == 1) {
+    return HY_OK;
+  }
+  char got[96];
+  return HY_IO_FAIL_AT(ld, hy_io_place(v, hy_io_map_key(n, key)),
+                       "%s: %s: expected a bulk modulus in Pa or 'rigid', got %s", it->where, key,
+                       hy_io_describe(v, got, sizeof got));
+}
+
+//----- oil laws ------------------------------------------------------------------------------
+
+// The keys of an `oil:` mapping besides `law`, the laws that read each (bit k for hy_bulk_law k)
+// and those that need it. A key the law does not read is refused, so a parameter meant for
+// another law never goes unnoticed; `k` with the constant law is read and not used, as it
+// always was.
+#define BULK(k) (1u << (k))
+typedef struct oil_key {
+  const char* key;
+  size_t offset;  // of its double in hy_oil_def (the table: of table_p, read by load_oil_table)
+  unsigned reads, needs;
+  const char* expect;  // for messages
+} oil_key;
+
+#define ONE_OF_B0 (BULK(HY_BULK_CONSTANT) | BULK(HY_BULK_LINEAR) | BULK(HY_BULK_AIR))
+static const oil_key kOilKeys[] = {
+    {"bulk_modulus", offsetof(hy_oil_def, B_oil), ONE_OF_B0, ONE_OF_B0, "a positive number, Pa"},
+    {"k", offsetof(hy_oil_def, law_k), BULK(HY_BULK_CONSTANT) | BULK(HY_BULK_LINEAR),
+     BULK(HY_BULK_LINEAR), "a non-negative number, dB/dp, dimensionless"},
+    {"a", offsetof(hy_oil_def, law_a), BULK(HY_BULK_POLYNOMIAL), BULK(HY_BULK_POLYNOMIAL),
+     "a positive number, 1/Pa"},
+    {"b", offsetof(hy_oil_def, law_b), BULK(HY_BULK_POLYNOMIAL), 0, "a number, 1/Pa^2"},
+    {"air_fraction", offsetof(hy_oil_def, air_fraction), BULK(HY_BULK_AIR), BULK(HY_BULK_AIR),
+     "a number from 0 to below 1"},
+    {"polytropic", offsetof(hy_oil_def, polytropic), BULK(HY_BULK_AIR), 0, "a number from 1 to 2"},
+    {"p_atm", offsetof(hy_oil_def, p_atm), BULK(HY_BULK_AIR), 0, "a positive number, Pa"},
+    {"table", offsetof(hy_oil_def, table_p), BULK(HY_BULK_TABLE), BULK(HY_BULK_TABLE),
+     "a list of [p, beta] pairs, Pa"},
+};
+#define NOIL_KEYS (sizeof kOilKeys / sizeof kOilKeys[0])
+
+// The table law's points: a list of at least one [p, beta] pair, into newly allocated
+// table_p and table_beta (the caller frees them, also on failure).
+static hy_status load_oil_table(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* v,
+                                const hy_io_node* key, hy_oil_def* o) {
+  char got[96];
+  if (v->kind != HY_IO_SEQ || v->nkid == 0) {
+    return HY_IO_FAIL_AT(ld, hy_io_place(v, key),
+                         "%s: table: expected a list of [p, beta] pairs (Pa, Pa), got %s",
+                         it->where, hy_io_describe(v, got, sizeof got));
+  }
+  double* tp = hy_malloc(sizeof(double) * (size_t)v->nkid);
+  double* tb = hy_malloc(sizeof(double) * (size_t)v->nkid);
+  o->table_p = tp;
+  o->table_beta = tb;
+  if (!tp || !tb) return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory reading an oil table");
+  for (int i = 0; i < v->nkid; i++) {
+    const hy_io_node* row = v->kid[i];
+    char label[48];
+    snprintf(label, sizeof label, "table[%d]", i);
+    if (row->kind != HY_IO_SEQ || row->nkid != 2) {
+      return HY_IO_FAIL_AT(ld, row, "%s: %s: expected a pair [p, beta] (Pa, Pa), got %s",
+                           it->where, label, hy_io_describe(row, got, sizeof got));
+    }
+    double pb[2];
+    HY_TRY(hy_io_get_vec(ld, it->where, label, row, NULL, 2, pb));
+    tp[i] = pb[0];
+    tb[i] = pb[1];
+  }
+  o->table_n = v->nkid;
+  return HY_OK;
+}
+
+// An `oil:` mapping n (of a circuit or a volume, named by `it`) into *o: its law and the keys
+// that law reads. The table law's points are allocated (free_oil_table, also on failure).
+static hy_status load_oil(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
+                          hy_oil_def* o) {
+  const char* laws[HY_BULK_COUNT + 1];
+  for (int k = 0; k < HY_BULK_COUNT; k++) laws[k] = hy_bulk_law_name((hy_bulk_law)k);
+  laws[HY_BULK_COUNT] = NULL;
+  *o = hy_oil_def_default();
+  if (hy_io_map_val(n, "law")) {
+    int k;
+    HY_TRY(hy_io_get_enum(ld, it->where, HY_IO_KEY(n, "law"), laws, &k));
+    o->law = (hy_bulk_law)k;
+  }
+  const unsigned law = BULK(o->law);
+  for (size_t k = 0; k < NOIL_KEYS; k++) {
+    const oil_key* ok = &kOilKeys[k];
+    const hy_io_node* v = hy_io_map_val(n, ok->key);
+    if (!v) {
+      if (ok->needs & law) return hy_io_require(ld, it, n, ok->key, ok->expect);
+      continue;
+    }
+    if (!(ok->reads & law)) {
+      return HY_IO_FAIL_AT(ld, hy_io_map_key(n, ok->key),
+                           "%s: '%s' is not a parameter of oil law '%s' (docs/hydraulics.md, "
+                           "\"Oil laws\", lists each law's keys)",
+                           it->where, ok->key, laws[o->law]);
+    }
+    if (ok->offset == offsetof(hy_oil_def, table_p)) {
+      HY_TRY(load_oil_table(ld, it, v, hy_io_map_key(n, ok->key), o));
+    } else {
+      double* field = (double*)(void*)((char*)o + ok->offset);
+      HY_TRY(hy_io_get_number(ld, it->where, HY_IO_KEY(n, ok->key), field));
+    }
+  }
+  return HY_OK;
+}
+
+static void free_oil_table(hy_oil_def* o) {
+  hy_free((void*)o->table_p);
+  hy_free((void*)o->table_beta);
+  o->table_p = o->table_beta = NULL;
+}
+
+// The `oil:` mapping under key `oil` of element n (`it`), read into *o; *found is 0 without one.
+static hy_status get_oil(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
+                         hy_oil_def* o, int* found) {
+  const char* keys[NOIL_KEYS + 2];
+  keys[0] = "law";
+  for (size_t k = 0; k < NOIL_KEYS; k++) keys[k + 1] = kOilKeys[k].key;
+  keys[NOIL_KEYS + 1] = NULL;
+  const hy_io_node* oil;
+  *found = 0;
+  HY_TRY(get_submap(ld, it, n, "oil", keys, &oil));
+  if (!oil) return HY_OK;
+  *found = 1;
+  const hy_io_item oit = sub_item(it, "oil");
+  return load_oil(ld, &oit, oil, o);
+}
+
 static hy_status load_volumes(hy_io_loader* ld, const hy_io_item* cit, const hy_io_node* cn,
                               const char* circ) {
-  static const char* const keys[] = {"name", "hose_volume", "hose_bulk_modulus", "p0", NULL};
+  static const char* const keys[] = {"name", "hose_volume", "hose_bulk_modulus", "p0", "oil",
+                                     NULL};
   const hy_io_node* list;
   HY_TRY(get_sublist(ld, cit, cn, "volumes", "volumes", &list));
   for (int i = 0; list && i < list->nkid; i++) {
@@ -104,15 +247,18 @@ static hy_status load_volumes(hy_io_loader* ld, const hy_io_item* cit, const hy_
     HY_TRY(hy_io_require_number(ld, &it, n, "hose_volume", "a non-negative number, m^3",
                                 &d.hose_volume));
     if (d.hose_volume > 0) {
-      HY_TRY(hy_io_require_number(ld, &it, n, "hose_bulk_modulus", "a positive number, Pa",
-                                  &d.hose_bulk_modulus));
-    } else {
-      HY_TRY(opt_number(ld, &it, n, "hose_bulk_modulus", &d.hose_bulk_modulus));
+      HY_TRY(hy_io_require(ld, &it, n, "hose_bulk_modulus", "a positive number, Pa, or rigid"));
     }
+    HY_TRY(opt_wall_modulus(ld, &it, n, "hose_bulk_modulus", &d.hose_bulk_modulus));
     if (hy_io_map_val(n, "p0")) {
       HY_TRY(hy_io_get_number(ld, it.where, HY_IO_KEY(n, "p0"), &d.p0));
     }
-    if (hy_spec_add_volume(ld->spec, &d) != HY_OK) return add_failed(ld, "volume", d.name);
+    hy_status st = get_oil(ld, &it, n, &d.oil, &d.own_oil);
+    if (st == HY_OK && hy_spec_add_volume(ld->spec, &d) != HY_OK) {
+      st = add_failed(ld, "volume", d.name);
+    }
+    free_oil_table(&d.oil);  // the spec keeps its own copy
+    if (st != HY_OK) return st;
   }
   return HY_OK;
 }
@@ -571,8 +717,8 @@ static hy_status load_cylinders(hy_io_loader* ld, const hy_io_item* cit, const h
     HY_TRY(hy_io_require_number(ld, &it, n, "stroke", "a positive number, m", &d.stroke));
     HY_TRY(hy_io_require_number(ld, &it, n, "dead_length", "a non-negative number, m",
                                 &d.dead_length));
-    HY_TRY(
-        hy_io_require_number(ld, &it, n, "bulk_modulus", "a positive number, Pa", &d.bulk_modulus));
+    HY_TRY(hy_io_require(ld, &it, n, "bulk_modulus", "a positive number, Pa, or rigid"));
+    HY_TRY(opt_wall_modulus(ld, &it, n, "bulk_modulus", &d.bulk_modulus));
     HY_TRY(opt_number(ld, &it, n, "viscous", &d.viscous));
     const hy_io_node* damper;
     HY_TRY(get_submap(ld, &it, n, "end_damper", damper_keys, &damper));
@@ -609,12 +755,36 @@ static hy_status load_cylinders(hy_io_loader* ld, const hy_io_item* cit, const h
   return HY_OK;
 }
 
+static hy_status load_accumulators(hy_io_loader* ld, const hy_io_item* cit, const hy_io_node* cn) {
+  static const char* const keys[] = {"name",       "volume",     "precharge",
+                                     "gas_volume", "polytropic", NULL};
+  const hy_io_node* list;
+  HY_TRY(get_sublist(ld, cit, cn, "accumulators", "accumulators", &list));
+  for (int i = 0; list && i < list->nkid; i++) {
+    hy_io_item it;
+    const hy_io_node* n;
+    HY_TRY(hy_io_list_item(ld, list, i, "accumulators", "accumulator", keys, &it, &n));
+    hy_accumulator_def d = hy_accumulator_def_default();
+    d.pos = hy_io_pos_of(n);
+    HY_TRY(hy_io_require_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(hy_io_require_name(ld, &it, n, "volume", "the volume it is connected to", d.volume));
+    HY_TRY(hy_io_require_number(ld, &it, n, "precharge", "a positive number, Pa, absolute",
+                                &d.precharge));
+    HY_TRY(hy_io_require_number(ld, &it, n, "gas_volume", "a positive number, m^3",
+                                &d.gas_volume));
+    HY_TRY(opt_number(ld, &it, n, "polytropic", &d.polytropic));
+    if (hy_spec_add_accumulator(ld->spec, &d) != HY_OK) {
+      return add_failed(ld, "accumulator", d.name);
+    }
+  }
+  return HY_OK;
+}
+
 static hy_status load_circuit(hy_io_loader* ld, const hy_io_node* list, int index) {
   static const char* const keys[] = {"name",         "oil",           "laminar",   "volumes",
                                      "sources",      "pumps",         "throttles", "valves",
-                                     "check_valves", "relief_valves", "cylinders", NULL};
-  static const char* const oil_keys[] = {"bulk_modulus", "law", "k", NULL};
-  static const char* const laws[] = {"constant", "linear", NULL};
+                                     "check_valves", "relief_valves", "cylinders", "accumulators",
+                                     NULL};
   static const char* const laminars[] = {"cubic", "linear", NULL};
   const hy_io_node* n = list->kid[index];
   hy_io_item it;
@@ -625,29 +795,33 @@ static hy_status load_circuit(hy_io_loader* ld, const hy_io_node* list, int inde
   d.pos = hy_io_pos_of(n);
   HY_TRY(hy_io_require_name(ld, &it, n, "name", "a unique name", d.name));
   HY_TRY(hy_io_check_unique(ld, &it, list, index, "circuit"));
-  HY_TRY(
-      hy_io_require(ld, &it, n, "oil", "a mapping {bulk_modulus: Pa, law: constant|linear, k: -}"));
-  const hy_io_node* oil;
-  HY_TRY(get_submap(ld, &it, n, "oil", oil_keys, &oil));
-  const hy_io_item oit = sub_item(&it, "oil");
-  HY_TRY(hy_io_require_number(ld, &oit, oil, "bulk_modulus", "a positive number, Pa", &d.B_oil));
-  if (hy_io_map_val(oil, "law")) {
-    int k;
-    HY_TRY(hy_io_get_enum(ld, oit.where, HY_IO_KEY(oil, "law"), laws, &k));
-    d.law = k == 1 ? HY_BULK_LINEAR : HY_BULK_CONSTANT;
-  }
-  if (d.law == HY_BULK_LINEAR) {
-    HY_TRY(hy_io_require_number(ld, &oit, oil, "k", "a non-negative number, dB/dp, dimensionless",
-                                &d.law_k));
-  } else {
-    HY_TRY(opt_number(ld, &oit, oil, "k", &d.law_k));
-  }
+  HY_TRY(hy_io_require(ld, &it, n, "oil",
+                       "a mapping {bulk_modulus: Pa, law: constant|linear|polynomial|air|table, "
+                       "and the law's keys}"));
   if (hy_io_map_val(n, "laminar")) {
     int k;
     HY_TRY(hy_io_get_enum(ld, it.where, HY_IO_KEY(n, "laminar"), laminars, &k));
     d.laminar = k == 1 ? HY_LAMINAR_LINEAR : HY_LAMINAR_CUBIC;
   }
-  if (hy_spec_add_circuit(ld->spec, &d) != HY_OK) return add_failed(ld, "circuit", d.name);
+  hy_oil_def oil;
+  int found;
+  hy_status st = get_oil(ld, &it, n, &oil, &found);
+  if (st == HY_OK) {
+    d.law = oil.law;
+    d.B_oil = oil.B_oil;
+    d.law_k = oil.law_k;
+    d.law_a = oil.law_a;
+    d.law_b = oil.law_b;
+    d.air_fraction = oil.air_fraction;
+    d.polytropic = oil.polytropic;
+    d.p_atm = oil.p_atm;
+    d.table_n = oil.table_n;
+    d.table_p = oil.table_p;
+    d.table_beta = oil.table_beta;
+    if (hy_spec_add_circuit(ld->spec, &d) != HY_OK) st = add_failed(ld, "circuit", d.name);
+  }
+  if (found) free_oil_table(&oil);  // the spec keeps its own copy
+  HY_TRY(st);
   HY_TRY(load_volumes(ld, &it, n, d.name));
   HY_TRY(load_sources(ld, &it, n, d.name));
   HY_TRY(load_pumps(ld, &it, n));
@@ -655,7 +829,8 @@ static hy_status load_circuit(hy_io_loader* ld, const hy_io_node* list, int inde
   HY_TRY(load_valves(ld, &it, n));
   HY_TRY(load_pressure_valves(ld, &it, n, 0));
   HY_TRY(load_pressure_valves(ld, &it, n, 1));
-  return load_cylinders(ld, &it, n);
+  HY_TRY(load_cylinders(ld, &it, n));
+  return load_accumulators(ld, &it, n);
 }
 
 hy_status hy_io_load_hydraulics(hy_io_loader* ld, const hy_io_node* root) {

@@ -20,6 +20,8 @@ typedef struct hy_pressure_valve_spec {
   hy_srcpos pos;
 } hy_pressure_valve_spec;
 
+// The circuits' and volumes' oil tables (law table) are owned by the spec: hy_spec_add_circuit
+// and hy_spec_add_volume copy table_p and table_beta, hy_spec_free frees them.
 struct hy_spec {
   char name[HY_NAME_MAX];
   char path[256];
@@ -56,6 +58,8 @@ struct hy_spec {
   int npvalve, cap_pvalve;
   hy_cylinder_def* cylinders;
   int ncylinder, cap_cylinder;
+  hy_accumulator_def* accumulators;
+  int naccumulator, cap_accumulator;
   hy_planar planar;  // HY_PLANAR_AUTO unless set by hy_spec_set_planar
   hy_srcpos opt_src[HY_OPT_COUNT];  // where the model file gives each option (0 = not given)
 };
@@ -79,6 +83,29 @@ typedef struct hy_signal_kind_info {
 
 // The table entry of `kind`, or NULL outside hy_signal_kind.
 const hy_signal_kind_info* hy_model_signal_kind(hy_signal_kind kind);
+// An oil of a compiled model as the engine and the checker read it (docs/hydraulics.md, "Oil
+// laws"): a circuit's, or the own oil of a volume that has one (model_oil.c).
+typedef struct hy_oil {
+  int law;                 // hy_bulk_law
+  double B0;               // B_oil (Pa): constant, linear; the oil of the air law
+  double k;                // linear: dB/dp (-)
+  double a, b;             // polynomial: rho/rho0 = 1 + a p + b p^2 (1/Pa, 1/Pa^2)
+  double air;              // air: volume fraction of air at p_atm (-)
+  double n;                // air: polytropic exponent (-)
+  double p_atm;            // air: pressure of the fraction (Pa)
+  const double* tab_p;     // table: pressures (Pa), tab_n of them in m->bulk_p
+  const double* tab_beta;  // table: bulk moduli (Pa), in m->bulk_beta
+  int tab_n;               // table: points
+} hy_oil;
+
+// The oil of circuit c.
+hy_oil hy_model_circuit_oil(const hy_model* m, int c);
+// The oil in volume v: its own (vol_law >= 0) or its circuit's.
+hy_oil hy_model_volume_oil(const hy_model* m, int v);
+// How the evaluation finds volume v's oil modulus (hy_model.vol_oil_fast): HY_BULK_CONSTANT or
+// HY_BULK_LINEAR when v takes its circuit's oil and that law is one of the two (inline, as
+// models without the other laws always did), -1 otherwise (hy_hyd_fluid_modulus).
+int hy_model_oil_fast(const hy_model* m, int v);
 
 // Allocates the arrays of a model of the given sizes in one buffer (zeroed).
 hy_status hy_model_alloc(const hy_sizes* sz, hy_model** out);

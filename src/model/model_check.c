@@ -5,8 +5,8 @@
 //
 // The ranges are wide enough for any machine and catch what is not one: non-finite numbers,
 // values that overflow the energies or the tangent (a mass of 1e308 kg), and most slips of unit
-// (a cylinder area in mm^2, a volume in cm^3). Bulk moduli have no upper bound: a rigid wall is
-// sometimes modelled with 1e30 Pa.
+// (a cylinder area in mm^2, a volume in cm^3). Bulk moduli have no upper bound, and a wall's may
+// be HY_RIGID (infinite): no compliance term.
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -80,6 +80,12 @@ static const range kFraction = {0, 1, 0, 0, "-"};
 static const range kInertia = {-HY_MAX_INERTIA, HY_MAX_INERTIA, 0, 0, "kg m^2"};
 static const range kDisplacement = {0, HY_MAX_DISPLACEMENT, 1, 0, "m^3/rev"};
 static const range kSpeed = {0, HY_MAX_SPEED, 0, 0, "rev/s"};
+static const range kPressurePos = {0, HY_MAX_PRESSURE, 1, 0, "Pa, absolute"};
+static const range kVolumePos = {0, HY_MAX_VOLUME, 1, 0, "m^3"};
+static const range kPolytropic = {1, 2, 0, 0, "-"};
+static const range kAirFraction = {0, 1, 0, 1, "-"};
+static const range kLawA = {0, INFINITY, 1, 0, "1/Pa"};
+static const range kLawB = {-INFINITY, INFINITY, 0, 0, "1/Pa^2"};
 
 static int in_range(double x, const range* r) {
   return isfinite(x) && (r->lo_open ? x > r->lo : x >= r->lo) &&
@@ -597,17 +603,114 @@ static const char* cyl_elem(char* buf, size_t size, const hy_model* m, int i) {
   return elem_name(buf, size, "cylinder", m->frc_name, m->cyl_frc[i]);
 }
 
+// A wall's container modulus: positive, or HY_RIGID (no compliance term).
+static hy_status check_wall(const checker* c, hy_srcpos pos, const char* elem, const char* field,
+                            double x, const range* r) {
+  return x == HY_RIGID ? HY_OK : check_num(c, pos, elem, field, x, r);
+}
+
+// Whether node k of an element (a volume, or nvol + source) is a volume using circuit circ.
+static int node_in(const hy_model* m, int k, int circ) {
+  return k < m->sizes.nvol && m->vol_circ[k] == circ;
+}
+
+// The highest pressure an oil is known to meet: the given p0 of the volumes it fills (volume v
+// alone for its own oil, v < 0: every volume of circuit circ without its own), the pre-charges
+// of their accumulators and the pressures of the sources the circuit's elements reach.
+static double known_pressure(const hy_model* m, int circ, int v) {
+  const int nv = m->sizes.nvol;
+  double hi = 0;
+  for (int w = 0; w < nv; w++) {
+    const int filled = v >= 0 ? w == v : m->vol_circ[w] == circ && m->vol_law[w] < 0;
+    if (filled && !isnan(m->vol_p0[w])) hi = fmax(hi, m->vol_p0[w]);
+    for (int i = 0; filled && i < m->sizes.nacc; i++) {
+      if (m->acc_vol[i] == w) hi = fmax(hi, m->acc_p0[i]);
+    }
+  }
+  // elements: throttles (2 nodes), check and relief valves (2), directional valves (4)
+  const struct {
+    const int* node;
+    int n, per;
+  } kinds[3] = {{m->orf_node, m->sizes.norf, 2}, {m->pvl_node, m->sizes.npvl, 2},
+                {m->vlv_node, m->sizes.nvlv, 4}};
+  for (int k = 0; k < 3; k++) {
+    for (int e = 0; e < kinds[k].n; e++) {
+      const int* nd = kinds[k].node + kinds[k].per * e;
+      int in = 0;
+      for (int j = 0; j < kinds[k].per; j++) in |= node_in(m, nd[j], circ);
+      for (int j = 0; in && j < kinds[k].per; j++) {
+        if (nd[j] >= nv) hi = fmax(hi, m->src_p[nd[j] - nv]);
+      }
+    }
+  }
+  return hi;
+}
+
+// An oil's law and the parameters it reads (docs/hydraulics.md, "Oil laws"); p_hi is the highest
+// pressure it is known to meet (known_pressure).
+static hy_status check_oil(const checker* c, hy_srcpos pos, const char* elem, const hy_oil* o,
+                           double p_hi) {
+  switch (o->law) {
+    case HY_BULK_CONSTANT:
+    case HY_BULK_LINEAR:
+      HY_TRY(check_num(c, pos, elem, "oil bulk_modulus", o->B0, &kBulk));
+      return check_num(c, pos, elem, "oil k", o->k, &kLawK);
+    case HY_BULK_POLYNOMIAL: {
+      HY_TRY(check_num(c, pos, elem, "oil a", o->a, &kLawA));
+      HY_TRY(check_num(c, pos, elem, "oil b", o->b, &kLawB));
+      // B = (1 + a p + b p^2)/(a + 2 b p) turns infinite where the density's slope a + 2 b p
+      // vanishes (b < 0); a fit must hold at every pressure it meets
+      if (o->b < 0 && !(o->a + 2 * o->b * p_hi > 0)) {
+        return fail(c, pos,
+                    "%s: oil: the polynomial law's modulus (1 + a p + b p^2)/(a + 2 b p) turns "
+                    "infinite at p = -a/(2 b) = %g Pa, at or below %g Pa, a pressure of its "
+                    "volumes (p0, an accumulator's precharge) or sources",
+                    elem, -o->a / (2 * o->b), p_hi);
+      }
+      return HY_OK;
+    }
+    case HY_BULK_AIR:
+      HY_TRY(check_num(c, pos, elem, "oil bulk_modulus", o->B0, &kBulk));
+      HY_TRY(check_num(c, pos, elem, "oil air_fraction", o->air, &kAirFraction));
+      HY_TRY(check_num(c, pos, elem, "oil polytropic", o->n, &kPolytropic));
+      return check_num(c, pos, elem, "oil p_atm", o->p_atm, &kPressurePos);
+    case HY_BULK_TABLE:
+      if (o->tab_n < 2) {
+        return fail(c, pos, "%s: oil: the table law needs at least 2 points [p, beta], got %d",
+                    elem, o->tab_n);
+      }
+      for (int k = 0; k < o->tab_n; k++) {
+        char field[48];
+        snprintf(field, sizeof field, "oil table[%d] p", k);
+        HY_TRY(check_num(c, pos, elem, field, o->tab_p[k], &kPressure));
+        snprintf(field, sizeof field, "oil table[%d] beta", k);
+        HY_TRY(check_num(c, pos, elem, field, o->tab_beta[k], &kBulk));
+        if (k > 0 && !(o->tab_p[k] > o->tab_p[k - 1])) {
+          return fail(c, pos,
+                      "%s: oil table: the pressures must increase, but point %d has %g Pa after "
+                      "%g Pa",
+                      elem, k, o->tab_p[k], o->tab_p[k - 1]);
+        }
+      }
+      return HY_OK;
+    default:
+      return fail(c, pos, "%s: unknown bulk modulus law %d", elem, o->law);
+  }
+}
+
 static hy_status check_circuits(const checker* c) {
   const hy_model* m = c->m;
   for (int i = 0; i < m->sizes.ncirc; i++) {
     char elem[96];
     elem_name(elem, sizeof elem, "circuit", m->circ_name, i);
     const hy_srcpos pos = m->circ_src[i];
-    HY_TRY(check_num(c, pos, elem, "oil bulk_modulus", m->circ_B_oil[i], &kBulk));
-    if (m->circ_law[i] != HY_BULK_CONSTANT && m->circ_law[i] != HY_BULK_LINEAR) {
-      return fail(c, pos, "%s: unknown bulk modulus law %d", elem, m->circ_law[i]);
+    // the tables' indices first: the law's check reads the points
+    const int adr = m->circ_tab_adr[i], n = m->circ_tab_n[i];
+    if (n < 0 || adr < 0 || adr + n > m->sizes.nbulkpt) {
+      return fail(c, pos, "%s: its oil table is out of range", elem);
     }
-    HY_TRY(check_num(c, pos, elem, "oil k", m->circ_law_k[i], &kLawK));
+    const hy_oil oil = hy_model_circuit_oil(m, i);
+    HY_TRY(check_oil(c, pos, elem, &oil, 0));
     if (m->circ_laminar[i] != HY_LAMINAR_CUBIC && m->circ_laminar[i] != HY_LAMINAR_LINEAR) {
       return fail(c, pos, "%s: unknown laminar law %d", elem, m->circ_laminar[i]);
     }
@@ -622,13 +725,40 @@ static hy_status check_circuits(const checker* c) {
     }
   }
   for (int i = 0; i < m->sizes.nvol; i++) {
+    const int circ = m->vol_circ[i], adr = m->vol_tab_adr[i], n = m->vol_tab_n[i];
+    if (circ < 0 || circ >= m->sizes.ncirc || n < 0 || adr < 0 || adr + n > m->sizes.nbulkpt) {
+      return fail(c, m->vol_src[i], "volume %d: its circuit or oil table is out of range", i);
+    }
+  }
+  for (int i = 0; i < m->sizes.nacc; i++) {
+    if (m->acc_vol[i] < 0 || m->acc_vol[i] >= m->sizes.nvol) {
+      return fail(c, m->acc_src[i], "accumulator %d: its volume is out of range", i);
+    }
+  }
+  // the polynomial law's pressures, known once every index is
+  for (int i = 0; i < m->sizes.ncirc; i++) {
+    if (m->circ_law[i] != HY_BULK_POLYNOMIAL) continue;
+    char elem[96];
+    elem_name(elem, sizeof elem, "circuit", m->circ_name, i);
+    const hy_oil oil = hy_model_circuit_oil(m, i);
+    HY_TRY(check_oil(c, m->circ_src[i], elem, &oil, known_pressure(m, i, -1)));
+  }
+  for (int i = 0; i < m->sizes.nvol; i++) {
     char elem[96];
     elem_name(elem, sizeof elem, "volume", m->vol_name, i);
     const hy_srcpos pos = m->vol_src[i];
     const double hose = m->vol_hose[i];
     HY_TRY(check_num(c, pos, elem, "hose_volume", hose, &kVolume));
-    HY_TRY(check_num(c, pos, elem, "hose_bulk_modulus", m->vol_B_hose[i],
-                     hose > 0 ? &kBulk : &kBulkNonneg));
+    HY_TRY(check_wall(c, pos, elem, "hose_bulk_modulus", m->vol_B_hose[i],
+                      hose > 0 ? &kBulk : &kBulkNonneg));
+    if (m->vol_law[i] >= 0) {
+      const hy_oil oil = hy_model_volume_oil(m, i);
+      HY_TRY(check_oil(c, pos, elem, &oil, known_pressure(m, m->vol_circ[i], i)));
+    }
+    if (m->vol_oil_fast[i] != hy_model_oil_fast(m, i)) {
+      return fail(c, pos, "%s: vol_oil_fast is %d, but its oil gives %d (hy_model_oil_fast)", elem,
+                  m->vol_oil_fast[i], hy_model_oil_fast(m, i));
+    }
     // NaN: derived from the rest of the circuit (docs/hydraulics.md, initial state)
     if (!isnan(m->vol_p0[i])) HY_TRY(check_num(c, pos, elem, "p0", m->vol_p0[i], &kPressure));
     int nchamber = 0;
@@ -644,6 +774,14 @@ static hy_status check_circuits(const checker* c) {
     char elem[96];
     elem_name(elem, sizeof elem, "source", m->src_name, i);
     HY_TRY(check_num(c, m->src_src[i], elem, "pressure", m->src_p[i], &kPressure));
+  }
+  for (int i = 0; i < m->sizes.nacc; i++) {
+    char elem[96];
+    elem_name(elem, sizeof elem, "accumulator", m->acc_name, i);
+    const hy_srcpos pos = m->acc_src[i];
+    HY_TRY(check_num(c, pos, elem, "precharge", m->acc_p0[i], &kPressurePos));
+    HY_TRY(check_num(c, pos, elem, "gas_volume", m->acc_V0[i], &kVolumePos));
+    HY_TRY(check_num(c, pos, elem, "polytropic", m->acc_n[i], &kPolytropic));
   }
   return HY_OK;
 }
@@ -832,7 +970,7 @@ static hy_status check_cylinders(const checker* c) {
     HY_TRY(check_num(c, pos, elem, "area_b", m->cyl_area_b[i], &kArea));
     HY_TRY(check_num(c, pos, elem, "stroke", m->cyl_stroke[i], &kLengthPos));
     HY_TRY(check_num(c, pos, elem, "dead_length", m->cyl_dead[i], &kLengthNonneg));
-    HY_TRY(check_num(c, pos, elem, "bulk_modulus", m->cyl_B[i], &kBulk));
+    HY_TRY(check_wall(c, pos, elem, "bulk_modulus", m->cyl_B[i], &kBulk));
     HY_TRY(check_num(c, pos, elem, "viscous", m->cyl_visc[i], &kDamping));
     HY_TRY(check_num(c, pos, elem, "end_damper k", m->cyl_kd[i], &kStiffness));
     HY_TRY(check_num(c, pos, elem, "end_damper c", m->cyl_cd[i], &kDamping));

@@ -98,6 +98,9 @@ int hy_model_nonholonomic(const hy_model* m, const char* name) {
 int hy_model_force(const hy_model* m, const char* name) {
   return find_name(m->frc_name, m->sizes.nfrc, name);
 }
+int hy_model_accumulator(const hy_model* m, const char* name) {
+  return find_name(m->acc_name, m->sizes.nacc, name);
+}
 int hy_model_circuit(const hy_model* m, const char* name) {
   return find_name(m->circ_name, m->sizes.ncirc, name);
 }
@@ -421,9 +424,9 @@ static const char* pvalve_kind_name(hy_pressure_valve_kind kind) {
 static int hyd_name_taken(const hy_spec* s, const char* name, int kind, int index,
                           const char** what) {
   // kinds in order: 0 volume, 1 source, 2 throttle, 3 valve, 4 check or relief valve,
-  // 5 cylinder, 6 pump
-  static const char* const kinds[] = {"volume", "source",   "throttle", "valve",
-                                      NULL,     "cylinder", "pump"};
+  // 5 cylinder, 6 pump, 7 accumulator
+  static const char* const kinds[] = {"volume",   "source", "throttle", "valve",
+                                      NULL,       "cylinder", "pump", "accumulator"};
   for (int k = 0; k <= kind; k++) {
     int n = k == 0   ? s->nvolume
             : k == 1 ? s->nsource
@@ -431,7 +434,8 @@ static int hyd_name_taken(const hy_spec* s, const char* name, int kind, int inde
             : k == 3 ? s->nvalve
             : k == 4 ? s->npvalve
             : k == 5 ? s->ncylinder
-                     : s->npump;
+            : k == 6 ? s->npump
+                     : s->naccumulator;
     if (k == kind) n = index;
     for (int i = 0; i < n; i++) {
       const char* other = k == 0   ? s->volumes[i].name
@@ -440,7 +444,8 @@ static int hyd_name_taken(const hy_spec* s, const char* name, int kind, int inde
                           : k == 3 ? s->valves[i].name
                           : k == 4 ? s->pvalves[i].name
                           : k == 5 ? s->cylinders[i].name
-                                   : s->pumps[i].name;
+                          : k == 6 ? s->pumps[i].name
+                                   : s->accumulators[i].name;
       if (strcmp(other, name) == 0) {
         *what = k == 4 ? pvalve_kind_name(s->pvalves[i].kind) : kinds[k];
         return 1;
@@ -620,6 +625,22 @@ static hy_status hyd_check(const hy_spec* s, hy_error* err) {
       FAIL(p->pos, "pump '%s': signal '%s' does not exist", p->name, p->signal);
     }
   }
+  for (int i = 0; i < s->naccumulator; i++) {
+    const hy_accumulator_def* a = &s->accumulators[i];
+    if (a->name[0] == 0) FAIL(a->pos, "accumulator %d has no name", i);
+    if (hyd_name_taken(s, a->name, 7, i, &what)) {
+      FAIL(a->pos, "accumulator '%s': the name is already used by a %s", a->name, what);
+    }
+    const int nd = spec_node(s, a->volume);
+    if (nd < 0) {
+      FAIL(a->pos, "accumulator '%s': volume '%s' is not a volume of the hydraulics", a->name,
+           a->volume);
+    }
+    if (nd >= s->nvolume) {
+      FAIL(a->pos, "accumulator '%s': '%s' is a source; an accumulator is connected to a volume",
+           a->name, a->volume);
+    }
+  }
   // every volume needs a connection
   for (int i = 0; i < s->nvolume; i++) {
     const hy_volume_def* v = &s->volumes[i];
@@ -760,7 +781,28 @@ static void fill_mech(const hy_spec* s, hy_model* m, const int* order, const int
 
 // Fills the hydraulic arrays of m (sizes already set) and the force elements of the cylinders,
 // numbered after the spec's force elements.
+// Points of the oil tables of the spec's circuits and volumes (the spec keeps only the table
+// law's; hy_spec_add_circuit, hy_spec_add_volume).
+static int bulk_points(const hy_spec* s) {
+  int n = 0;
+  for (int i = 0; i < s->ncircuit; i++) n += s->circuits[i].table_n;
+  for (int i = 0; i < s->nvolume; i++) n += s->volumes[i].oil.table_n;
+  return n;
+}
+
+// Appends an oil table to bulk_p/bulk_beta at *adr; its first point into *tab_adr.
+static void fill_table(hy_model* m, int n, const double* p, const double* beta, int* adr,
+                       int* tab_adr) {
+  *tab_adr = *adr;
+  if (n > 0) {
+    memcpy(m->bulk_p + *adr, p, sizeof(double) * (size_t)n);
+    memcpy(m->bulk_beta + *adr, beta, sizeof(double) * (size_t)n);
+  }
+  *adr += n;
+}
+
 static void fill_hyd(const hy_spec* s, hy_model* m) {
+  int adr = 0;  // next oil table point
   for (int i = 0; i < s->ncircuit; i++) {
     const hy_circuit_def* c = &s->circuits[i];
     memcpy(m->circ_name + (size_t)i * HY_NAME_MAX, c->name, HY_NAME_MAX);
@@ -769,6 +811,13 @@ static void fill_hyd(const hy_spec* s, hy_model* m) {
     m->circ_law_k[i] = c->law_k;
     m->circ_laminar[i] = c->laminar;
     m->circ_src[i] = c->pos;
+    m->circ_law_a[i] = c->law_a;
+    m->circ_law_b[i] = c->law_b;
+    m->circ_air[i] = c->air_fraction;
+    m->circ_polytropic[i] = c->polytropic;
+    m->circ_p_atm[i] = c->p_atm;
+    m->circ_tab_n[i] = c->table_n;
+    fill_table(m, c->table_n, c->table_p, c->table_beta, &adr, &m->circ_tab_adr[i]);
   }
   for (int i = 0; i < s->nvolume; i++) {
     const hy_volume_def* v = &s->volumes[i];
@@ -778,6 +827,28 @@ static void fill_hyd(const hy_spec* s, hy_model* m) {
     m->vol_B_hose[i] = v->hose_bulk_modulus;
     m->vol_p0[i] = v->p0;
     m->vol_src[i] = v->pos;
+    // a volume with its own oil keeps its parameters; the others read their circuit's
+    const hy_oil_def* o = &v->oil;
+    m->vol_law[i] = v->own_oil ? (int)o->law : -1;
+    m->vol_B_oil[i] = v->own_oil ? o->B_oil : 0;
+    m->vol_law_k[i] = v->own_oil ? o->law_k : 0;
+    m->vol_law_a[i] = v->own_oil ? o->law_a : 0;
+    m->vol_law_b[i] = v->own_oil ? o->law_b : 0;
+    m->vol_air[i] = v->own_oil ? o->air_fraction : 0;
+    m->vol_polytropic[i] = v->own_oil ? o->polytropic : 0;
+    m->vol_p_atm[i] = v->own_oil ? o->p_atm : 0;
+    m->vol_tab_n[i] = o->table_n;  // 0 without own_oil (hy_spec_add_volume)
+    fill_table(m, o->table_n, o->table_p, o->table_beta, &adr, &m->vol_tab_adr[i]);
+    m->vol_oil_fast[i] = hy_model_oil_fast(m, i);
+  }
+  for (int i = 0; i < s->naccumulator; i++) {
+    const hy_accumulator_def* a = &s->accumulators[i];
+    memcpy(m->acc_name + (size_t)i * HY_NAME_MAX, a->name, HY_NAME_MAX);
+    m->acc_vol[i] = spec_node(s, a->volume);
+    m->acc_p0[i] = a->precharge;
+    m->acc_V0[i] = a->gas_volume;
+    m->acc_n[i] = a->polytropic;
+    m->acc_src[i] = a->pos;
   }
   for (int i = 0; i < s->nsource; i++) {
     const hy_source_def* p = &s->sources[i];
@@ -1173,6 +1244,8 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
                  .nfrc = s->nforce + s->ncylinder,
                  .ncirc = s->ncircuit,
                  .nvol = s->nvolume,
+                 .nacc = s->naccumulator,
+                 .nbulkpt = bulk_points(s),
                  .nsrc = s->nsource,
                  .npump = s->npump,
                  .norf = s->nthrottle,

@@ -9,10 +9,10 @@
 #include "core/core.h"
 #include "model/model.h"
 
-typedef enum kind { K_BODY, K_CYL, K_VOL, K_CIRC, K_VLV, K_ORF, K_PMP, K_COUNT } kind;
+typedef enum kind { K_BODY, K_CYL, K_VOL, K_CIRC, K_VLV, K_ORF, K_PMP, K_ACC, K_COUNT } kind;
 
 static const char* const kind_names[K_COUNT] = {"body",  "cylinder", "volume", "circuit",
-                                                "valve", "throttle", "pump"};
+                                                "valve", "throttle", "pump",   "accumulator"};
 
 typedef struct field {
   kind k;
@@ -44,6 +44,9 @@ static const field fields[] = {
     {K_PMP, "displacement", "m^3/rev", "pump displacement D"},
     {K_PMP, "speed", "rev/s", "pump shaft speed n"},
     {K_PMP, "leakage", "m^3/(s Pa)", "pump leakage coefficient C_leak"},
+    {K_ACC, "precharge", "Pa", "gas pre-charge pressure"},
+    {K_ACC, "gas_volume", "m^3", "gas volume at pre-charge"},
+    {K_ACC, "polytropic", "-", "polytropic exponent of the gas"},
 };
 enum { NFIELD = (int)(sizeof fields / sizeof fields[0]) };
 
@@ -56,6 +59,7 @@ static int count_of(const hy_model* m, kind k) {
     case K_VLV: return m->sizes.nvlv;
     case K_ORF: return m->sizes.norf;
     case K_PMP: return m->sizes.npump;
+    case K_ACC: return m->sizes.nacc;
     default: return 0;
   }
 }
@@ -69,6 +73,7 @@ static const char* element_name(const hy_model* m, kind k, int i) {
     case K_VLV: return m->vlv_name + (size_t)i * HY_NAME_MAX;
     case K_ORF: return m->orf_name + (size_t)i * HY_NAME_MAX;
     case K_PMP: return m->pmp_name + (size_t)i * HY_NAME_MAX;
+    case K_ACC: return m->acc_name + (size_t)i * HY_NAME_MAX;
     default: return "";
   }
 }
@@ -100,6 +105,9 @@ static double* place(hy_model* m, const field* f, int i) {
     case K_PMP:
       if (strcmp(f->name, "displacement") == 0) return m->pmp_disp + i;
       return strcmp(f->name, "speed") == 0 ? m->pmp_speed + i : m->pmp_leak + i;
+    case K_ACC:
+      if (strcmp(f->name, "precharge") == 0) return m->acc_p0 + i;
+      return strcmp(f->name, "gas_volume") == 0 ? m->acc_V0 + i : m->acc_n + i;
     default: return NULL;
   }
 }
@@ -143,7 +151,7 @@ double* hy_model_param(hy_model* m, const char* name, const char** unit, hy_erro
   }
   HY_FAIL(err, HY_ERR_ARG,
           "parameter '%s': unknown kind '%.*s' (body, cylinder, volume, circuit, valve, throttle, "
-          "pump)",
+          "pump, accumulator)",
           name, (int)klen, name);
   return NULL;
 }

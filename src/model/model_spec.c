@@ -74,11 +74,33 @@ hy_force_def hy_force_def_default(void) {
   return d;
 }
 
+// The air law's defaults (docs/hydraulics.md, "Oil laws"): an adiabatic exponent, for the fast
+// compressions of a dynamic run, and the standard atmosphere.
+static const double kDefaultPolytropic = 1.4, kDefaultPAtm = 101325.0;
+
 hy_circuit_def hy_circuit_def_default(void) {
   hy_circuit_def d;
   memset(&d, 0, sizeof d);
   d.law = HY_BULK_CONSTANT;
   d.laminar = HY_LAMINAR_CUBIC;
+  d.polytropic = kDefaultPolytropic;
+  d.p_atm = kDefaultPAtm;
+  return d;
+}
+
+hy_oil_def hy_oil_def_default(void) {
+  hy_oil_def d;
+  memset(&d, 0, sizeof d);
+  d.law = HY_BULK_CONSTANT;
+  d.polytropic = kDefaultPolytropic;
+  d.p_atm = kDefaultPAtm;
+  return d;
+}
+
+hy_accumulator_def hy_accumulator_def_default(void) {
+  hy_accumulator_def d;
+  memset(&d, 0, sizeof d);
+  d.polytropic = kDefaultPolytropic;
   return d;
 }
 
@@ -86,6 +108,7 @@ hy_volume_def hy_volume_def_default(void) {
   hy_volume_def d;
   memset(&d, 0, sizeof d);
   d.p0 = NAN;  // derived by hy_hyd_initial_state unless given
+  d.oil = hy_oil_def_default();
   return d;
 }
 
@@ -202,8 +225,17 @@ void hy_spec_free(hy_spec* s) {
   hy_free(s->cuts);
   hy_free(s->nonholonomics);
   hy_free(s->forces);
+  for (int i = 0; i < s->ncircuit; i++) {
+    hy_free((void*)s->circuits[i].table_p);
+    hy_free((void*)s->circuits[i].table_beta);
+  }
+  for (int i = 0; i < s->nvolume; i++) {
+    hy_free((void*)s->volumes[i].oil.table_p);
+    hy_free((void*)s->volumes[i].oil.table_beta);
+  }
   hy_free(s->circuits);
   hy_free(s->volumes);
+  hy_free(s->accumulators);
   hy_free(s->sources);
   hy_free(s->pumps);
   hy_free(s->throttles);
@@ -281,13 +313,57 @@ hy_status hy_spec_add_force(hy_spec* s, const hy_force_def* def) {
   return HY_OK;
 }
 
+// Copies of an oil table's n points into *p and *beta (both NULL for n <= 0, which the table law
+// refuses in hy_model_check); nothing is allocated on failure.
+static hy_status copy_table(int n, const double* p_in, const double* beta_in, const double** p,
+                            const double** beta) {
+  *p = *beta = NULL;
+  if (n <= 0) return HY_OK;
+  if (!p_in || !beta_in) return HY_ERR_ARG;
+  double* cp = hy_malloc(sizeof(double) * (size_t)n);
+  double* cb = hy_malloc(sizeof(double) * (size_t)n);
+  if (!cp || !cb) {
+    hy_free(cp);
+    hy_free(cb);
+    return HY_ERR_NOMEM;
+  }
+  memcpy(cp, p_in, sizeof(double) * (size_t)n);
+  memcpy(cb, beta_in, sizeof(double) * (size_t)n);
+  *p = cp;
+  *beta = cb;
+  return HY_OK;
+}
+
 hy_status hy_spec_add_circuit(hy_spec* s, const hy_circuit_def* def) {
-  HY_SPEC_ADD_(s, circuits, ncircuit, cap_circuit, def);
+  if (!s || !def) return HY_ERR_ARG;
+  hy_circuit_def copy = *def;
+  const int tab = def->law == HY_BULK_TABLE ? def->table_n : 0;  // other laws do not read it
+  copy.table_n = tab;
+  HY_TRY(copy_table(tab, def->table_p, def->table_beta, &copy.table_p, &copy.table_beta));
+  hy_status st = grow((void**)&s->circuits, s->ncircuit, &s->cap_circuit, sizeof *s->circuits);
+  if (st != HY_OK) {
+    hy_free((void*)copy.table_p);
+    hy_free((void*)copy.table_beta);
+    return st;
+  }
+  s->circuits[s->ncircuit++] = copy;
   return HY_OK;
 }
 
 hy_status hy_spec_add_volume(hy_spec* s, const hy_volume_def* def) {
-  HY_SPEC_ADD_(s, volumes, nvolume, cap_volume, def);
+  if (!s || !def) return HY_ERR_ARG;
+  hy_volume_def copy = *def;
+  const int tab = def->own_oil && def->oil.law == HY_BULK_TABLE ? def->oil.table_n : 0;
+  copy.oil.table_n = tab;
+  HY_TRY(copy_table(tab, def->oil.table_p, def->oil.table_beta, &copy.oil.table_p,
+                    &copy.oil.table_beta));
+  hy_status st = grow((void**)&s->volumes, s->nvolume, &s->cap_volume, sizeof *s->volumes);
+  if (st != HY_OK) {
+    hy_free((void*)copy.oil.table_p);
+    hy_free((void*)copy.oil.table_beta);
+    return st;
+  }
+  s->volumes[s->nvolume++] = copy;
   return HY_OK;
 }
 
@@ -344,6 +420,11 @@ hy_status hy_spec_add_relief_valve(hy_spec* s, const hy_relief_valve_def* def) {
 
 hy_status hy_spec_add_cylinder(hy_spec* s, const hy_cylinder_def* def) {
   HY_SPEC_ADD_(s, cylinders, ncylinder, cap_cylinder, def);
+  return HY_OK;
+}
+
+hy_status hy_spec_add_accumulator(hy_spec* s, const hy_accumulator_def* def) {
+  HY_SPEC_ADD_(s, accumulators, naccumulator, cap_accumulator, def);
   return HY_OK;
 }
 

@@ -72,6 +72,7 @@ static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator in
   TAKE(d->pvl_q, hy_doubles((size_t)sz->npvl));
   TAKE(d->pmp_q, hy_doubles((size_t)sz->npump));
   TAKE(d->pmp_eps, hy_doubles((size_t)sz->npump));
+  TAKE(d->acc_V, hy_doubles((size_t)sz->nacc));
   TAKE(d->cyl_len_a, hy_doubles(nc));
   TAKE(d->cyl_len_b, hy_doubles(nc));
   TAKE(d->cyl_F_hyd, hy_doubles(nc));
