@@ -59,10 +59,22 @@ typedef struct hy_body_def {
   hy_srcpos pos;
 } hy_body_def;
 
+// A point mass fixed to a body. The compiler merges a body's point masses into its mass, centre
+// of mass and inertia (docs/model-format.md, "bodies"), so a body may be massless but for them.
+typedef struct hy_point_mass_def {
+  char body[HY_NAME_MAX];
+  double mass;      // kg, >= 0
+  double point[3];  // in the body frame (m)
+  hy_srcpos pos;
+} hy_point_mass_def;
+
 // A joint attaching `child` to `parent` (the name "ground" is the inertial frame). Every body is
 // the child of exactly one joint, so bodies and joints form a tree rooted at ground.
 // At z = 0 the child's frame is placed so that child_point coincides with parent_point and
-// child_axis is turned onto axis by the smallest rotation.
+// child_axis is turned onto axis by the smallest rotation. A joint of several coordinates
+// (universal, cylindrical, spherical, free) compiles into a chain of hy_joint_type_nz(type)
+// revolute and prismatic joints named "<name>.1", "<name>.2", ... through massless bodies of
+// the same names (docs/model-format.md, "joints"; docs/mechanics.md).
 typedef struct hy_joint_def {
   char name[HY_NAME_MAX];
   char parent[HY_NAME_MAX];
@@ -72,11 +84,38 @@ typedef struct hy_joint_def {
   double child_point[3];   // joint point in the child frame (m)
   double axis[3];          // joint axis in the parent frame (normalized by the compiler)
   double child_axis[3];    // joint axis in the child frame (normalized by the compiler)
-  double z0;               // initial coordinate (rad or m)
-  double zd0;              // initial velocity (rad/s or m/s)
-  int independent;         // 1 = the double-step method starts with this coordinate independent
+  double axis2[3];         // universal, spherical, free: the second axis of rotation, in the
+                           // child frame, perpendicular to child_axis (default +y)
+  // Initial coordinates (rad or m) and velocities (rad/s or m/s) in the order of the joint's
+  // coordinates (hy_joint_coord_type); z0 and zd0 are the first, the only one of a revolute or
+  // prismatic joint. Entries beyond the joint's coordinates must stay 0.
+  union {
+    double z0;
+    double z0s[HY_JOINT_NZ_MAX];
+  };
+  union {
+    double zd0;
+    double zd0s[HY_JOINT_NZ_MAX];
+  };
+  int independent;         // 1 = the double-step method starts with this coordinate (all of a
+                           // joint's coordinates) independent
   hy_srcpos pos;
 } hy_joint_def;
+
+// Number of coordinates of a joint of type t: 1 (revolute, prismatic), 2 (universal,
+// cylindrical), 3 (spherical), 6 (free); 0 for a value outside hy_joint_type.
+HY_API int hy_joint_type_nz(hy_joint_type t);
+// The 1-dof joint that coordinate k (0-based) of a joint of type t compiles into:
+// HY_JOINT_REVOLUTE (an angle, rad; degrees in a model file) or HY_JOINT_PRISMATIC (a length,
+// m); -1 for k or t out of range. Universal: 2 angles; cylindrical: slide, angle; spherical: 3
+// angles; free: x, y, z slides, 3 angles.
+HY_API int hy_joint_coord_type(hy_joint_type t, int k);
+
+// The Cardan angles of a spherical (and free) joint lose a degree of freedom when the middle
+// angle reaches +-90 deg (gimbal lock: the first and third axes align, and the mass matrix turns
+// singular). The model checker refuses an initial middle angle, and a simulation stops with
+// HY_ERR_SINGULAR at a middle angle, within this margin of +-90 deg (rad; 1 deg).
+#define HY_GIMBAL_MARGIN 0.017453292519943295
 
 // A named point on a body (or on ground).
 typedef struct hy_marker_def {
@@ -408,8 +447,10 @@ typedef struct hy_cylinder_def {
   hy_srcpos pos;
 } hy_cylinder_def;
 
-// Defaults: zeros, axes +z, unit identity inertia 0, names empty, revolute.
+// Defaults: zeros, axes +z (a joint's axis2 +y), unit identity inertia 0, names empty,
+// revolute.
 HY_API hy_body_def hy_body_def_default(void);
+HY_API hy_point_mass_def hy_point_mass_def_default(void);
 HY_API hy_joint_def hy_joint_def_default(void);
 HY_API hy_marker_def hy_marker_def_default(void);
 HY_API hy_signal_def hy_signal_def_default(void);
@@ -458,6 +499,7 @@ HY_API void hy_spec_free(hy_spec* s);
 HY_API hy_status hy_spec_set_name(hy_spec* s, const char* name, const char* path);
 HY_API hy_status hy_spec_set_option(hy_spec* s, const hy_option* opt);
 HY_API hy_status hy_spec_add_body(hy_spec* s, const hy_body_def* def);
+HY_API hy_status hy_spec_add_point_mass(hy_spec* s, const hy_point_mass_def* def);
 HY_API hy_status hy_spec_add_joint(hy_spec* s, const hy_joint_def* def);
 HY_API hy_status hy_spec_add_marker(hy_spec* s, const hy_marker_def* def);
 HY_API hy_status hy_spec_add_signal(hy_spec* s, const hy_signal_def* def);
@@ -482,7 +524,9 @@ HY_API hy_status hy_spec_add_accumulator(hy_spec* s, const hy_accumulator_def* d
 // Sizes of a compiled model.
 typedef struct hy_sizes {
   int nbody;    // bodies (ground excluded)
-  int nz;       // relative coordinates (one per joint for revolute and prismatic)
+  int nz;       // relative coordinates (one per compiled joint: revolute or prismatic)
+  int ngimbal;  // Cardan charts of spherical and free joints, each with a middle angle that must
+                // stay clear of +-90 deg (HY_GIMBAL_MARGIN)
   int nmrk;     // markers
   int nsig;     // signals
   int nsigpt;   // signal table points, all signals together
@@ -594,10 +638,17 @@ typedef enum hy_option_key {
   X(int, jnt_indep, sz.nbody)                  /* 1 = start as independent coordinate */ \
   X(int, jnt_shape, sz.nbody)                  /* HY_JNT_* bits for fast kinematics */   \
   X(hy_srcpos, jnt_src, sz.nbody)              /* where it is defined in the file */    \
+  X(int, jnt_kind, sz.nbody)                   /* hy_joint_type as defined: a joint of  \
+                                                  several coordinates gives its type to \
+                                                  each joint of its chain */            \
+  X(int, jnt_part, sz.nbody)                   /* its coordinate in that joint, 0-based \
+                                                  (0 for revolute, prismatic) */        \
   X(double, body_plane, sz.nbody * HY_PLANE_SIZE) /* planar: HY_PLANE_* records */      \
   X(int, plane_xy, 1)                          /* planar: 1 = normal +-z (x-y plane) */ \
   X(double, z0, sz.nz)                         /* initial coordinates (rad or m) */     \
   X(double, zd0, sz.nz)                        /* initial velocities */                 \
+  X(int, gimbal_jnt, sz.ngimbal)               /* the joint of each Cardan chart's      \
+                                                  middle angle */                       \
   X(char, mrk_name, sz.nmrk * HY_NAME_MAX)     /* marker names */                       \
   X(int, mrk_body, sz.nmrk)                    /* body, -1 = ground */                  \
   X(double, mrk_point, sz.nmrk * 3)            /* point in the body frame (m) */        \

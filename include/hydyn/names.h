@@ -48,6 +48,16 @@ HY_API const char* hy_tangent_name(hy_tangent kind);
 // or HY_ERR_ARG for NULL arguments or an unknown name, leaving *out unchanged.
 HY_API hy_status hy_tangent_parse(const char* s, hy_tangent* out);
 
+//----- tree joints ---------------------------------------------------------------------------
+
+// Name of a joint type: "revolute", "prismatic", "universal", "cylindrical", "spherical" or
+// "free" (static string); "unknown" for a value outside hy_joint_type.
+HY_API const char* hy_joint_type_name(hy_joint_type type);
+
+// Parses a joint type name (one of the names above, exact and case-sensitive) into *out.
+// Returns HY_OK, or HY_ERR_ARG for NULL arguments or an unknown name, leaving *out unchanged.
+HY_API hy_status hy_joint_type_parse(const char* s, hy_joint_type* out);
+
 //----- cut joints ----------------------------------------------------------------------------
 
 // Name of a cut-joint type: "revolute", "spherical" or "translational" (static string);

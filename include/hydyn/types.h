@@ -71,10 +71,21 @@ HY_API void hy_set_allocator(hy_alloc_fn alloc, hy_free_fn free_fn, void* user);
 
 //----- enums -------------------------------------------------------------------------------
 
+// Tree joints. The compiler turns each joint of several coordinates into a chain of revolute
+// and prismatic joints through massless bodies (docs/mechanics.md, "Joints of several
+// coordinates"), so that the compiled model (jnt_type) holds only the first two kinds.
 typedef enum hy_joint_type {
-  HY_JOINT_REVOLUTE = 0,   // rotation about an axis through a point; z in rad
-  HY_JOINT_PRISMATIC = 1,  // translation along an axis; z in m
+  HY_JOINT_REVOLUTE = 0,     // rotation about an axis through a point; z in rad
+  HY_JOINT_PRISMATIC = 1,    // translation along an axis; z in m
+  HY_JOINT_UNIVERSAL = 2,    // rotations about axis (parent) then axis2 (child); 2 z in rad
+  HY_JOINT_CYLINDRICAL = 3,  // translation along and rotation about one axis; z in m, rad
+  HY_JOINT_SPHERICAL = 4,    // three Cardan angles about axis, axis2, axis2 x child_axis; rad
+  HY_JOINT_FREE = 5,         // translations along the parent's x, y, z (m), then a spherical
+  HY_JOINT_COUNT             // number of types (not one)
 } hy_joint_type;
+
+// Most coordinates of one joint (a free joint's).
+#define HY_JOINT_NZ_MAX 6
 
 typedef enum hy_load_type {
   HY_LOAD_FORCE = 0,   // force (N) at a marker, vector in the inertial frame

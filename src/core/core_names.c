@@ -127,6 +127,27 @@ hy_status hy_cut_type_parse(const char* s, hy_cut_type* out) {
   return HY_OK;
 }
 
+//----- tree joints ------------------------------------------------------------------------------
+
+static const char* const joint_names[] = {
+    [HY_JOINT_REVOLUTE] = "revolute",       [HY_JOINT_PRISMATIC] = "prismatic",
+    [HY_JOINT_UNIVERSAL] = "universal",     [HY_JOINT_CYLINDRICAL] = "cylindrical",
+    [HY_JOINT_SPHERICAL] = "spherical",     [HY_JOINT_FREE] = "free",
+};
+
+const char* hy_joint_type_name(hy_joint_type type) {
+  if ((int)type < 0 || (int)type >= COUNT_(joint_names)) return "unknown";
+  return joint_names[type];
+}
+
+hy_status hy_joint_type_parse(const char* s, hy_joint_type* out) {
+  if (!s || !out) return HY_ERR_ARG;
+  int i = find(joint_names, COUNT_(joint_names), s);
+  if (i < 0) return HY_ERR_ARG;
+  *out = (hy_joint_type)i;
+  return HY_OK;
+}
+
 //----- nonholonomic constraints ----------------------------------------------------------------
 
 static const char* const nonholonomic_names[] = {

@@ -120,6 +120,9 @@ hy_status hy_form_forward(hy_form* f) {
     return HY_FAIL(&d->err, HY_ERR_NAN, "non-finite pressure at t = %g s (volume '%s')", d->time,
                    m->vol_name + (size_t)bad * HY_NAME_MAX);
   }
+  // at every evaluation of the ODE: an explicit step stops in the stage that nears the singular
+  // mass matrix of a Cardan chart
+  if (m->sizes.ngimbal > 0) HY_TRY(hy_mech_gimbal_check(m, d));
   d->stats.nforward++;
   if (f->ops->no_mass_matrix) {
     // hy_form_evaluate without M' and Q'

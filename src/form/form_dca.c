@@ -30,6 +30,8 @@
 
 #include "core/core.h"
 #include "form/form_common.h"
+#include "hydyn/names.h"
+#include "model/model.h"
 
 typedef struct dca {
   int ham;  // hdca: the velocity-level solve (momenta and impulses) instead of DCA's
@@ -1266,6 +1268,19 @@ hy_status hy_form_dca_check(const hy_model* m, const char* name, hy_error* err) 
                    "formulation %s closes loops in planar models only so far: model '%s' is "
                    "spatial and has cut joints",
                    name, m->name);
+  }
+  // a joint of several coordinates is a chain through massless bodies, which no leaf of the
+  // assembly can invert
+  for (int j = 0; j < m->sizes.nbody; j++) {
+    const hy_joint_type kind = (hy_joint_type)m->jnt_kind[j];
+    if (hy_joint_type_nz(kind) < 2) continue;
+    char def[HY_NAME_MAX];
+    return HY_FAIL(err, HY_ERR_MODEL,
+                   "formulation %s runs revolute and prismatic joints only: %s joint '%s' of "
+                   "model '%s' is a chain of %d joints through massless bodies, and %s inverts "
+                   "the inertia of every body (use tree, penalty or double-step)",
+                   name, hy_joint_type_name(kind), hy_model_joint_def_name(m, j, def), m->name,
+                   hy_joint_type_nz(kind), name);
   }
   // a body without inertia about some axis (a point mass; in space also a rod) can be folded
   // into its parent only (leaf_inertia): it must hang from a body, end the tree and close no loop

@@ -114,8 +114,43 @@ static hy_status get_inertia(hy_io_loader* ld, const hy_io_item* it, const hy_io
   return HY_OK;
 }
 
+// point_masses: a list of {mass: kg, point: [x, y, z] (m, body frame, default the origin)}, each
+// a point mass on body `name` (whose numbers hy_model_check_point_mass judges).
+static hy_status load_point_masses(hy_io_loader* ld, const hy_io_item* body, const hy_io_node* n,
+                                   const char* name) {
+  static const char* const keys[] = {"mass", "point", NULL};
+  const hy_io_node* v = hy_io_map_val(n, "point_masses");
+  if (hy_io_is_null(v)) return HY_OK;  // left blank: none
+  if (v->kind != HY_IO_SEQ) {
+    char got[96];
+    return HY_IO_FAIL_AT(ld, v,
+                         "%s: point_masses: expected a list of mappings {mass: kg, point: [x, y, "
+                         "z]}, got %s",
+                         body->where, hy_io_describe(v, got, sizeof got));
+  }
+  for (int i = 0; i < v->nkid; i++) {
+    const hy_io_node* pm = v->kid[i];
+    hy_io_item it;
+    snprintf(it.where, sizeof it.where, "%.120s: point_masses[%d]", body->where, i);
+    snprintf(it.what, sizeof it.what, "point mass %d of %.120s", i, body->what);
+    HY_TRY(hy_io_expect_map(ld, &it, pm, keys));
+    HY_TRY(hy_io_check_keys(ld, pm, keys, it.what));
+    hy_point_mass_def d = hy_point_mass_def_default();
+    memcpy(d.body, name, HY_NAME_MAX);
+    d.pos = hy_io_pos_of(pm);
+    HY_TRY(hy_io_require_number(ld, &it, pm, "mass", "a number >= 0, kg", &d.mass));
+    if (hy_io_map_val(pm, "point")) {
+      HY_TRY(hy_io_get_vec(ld, it.where, HY_IO_KEY(pm, "point"), 3, d.point));
+    }
+    if (hy_spec_add_point_mass(ld->spec, &d) != HY_OK) {
+      return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory adding a point mass to body '%s'", name);
+    }
+  }
+  return HY_OK;
+}
+
 hy_status hy_io_load_bodies(hy_io_loader* ld, const hy_io_node* root) {
-  static const char* const keys[] = {"name", "mass", "com", "inertia", NULL};
+  static const char* const keys[] = {"name", "mass", "com", "inertia", "point_masses", NULL};
   const hy_io_node* list;
   HY_TRY(hy_io_get_list(ld, root, "bodies", 1, "bodies", &list));
   for (int i = 0; i < list->nkid; i++) {
@@ -143,6 +178,7 @@ hy_status hy_io_load_bodies(hy_io_loader* ld, const hy_io_node* root) {
     if (hy_spec_add_body(ld->spec, &d) != HY_OK) {
       return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory adding body '%s'", d.name);
     }
+    HY_TRY(load_point_masses(ld, &it, n, d.name));
   }
   return HY_OK;
 }
@@ -156,11 +192,46 @@ static hy_status get_axis(hy_io_loader* ld, const hy_io_item* it, const hy_io_no
                        out);
 }
 
+// z0 or zd0 (`key`, rate 1 for zd0) of a joint of type t into out: a number for a joint of one
+// coordinate, a list of one number per coordinate otherwise; angles are written in degrees
+// (deg/s) and stored in radians.
+static hy_status get_coords(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
+                            const char* key, int rate, hy_joint_type t, double* out) {
+  const int nz = hy_joint_type_nz(t);
+  const hy_io_node* v = hy_io_map_val(n, key);
+  if (!v) return HY_OK;  // 0 (the definition's default)
+  if (nz == 1) {
+    HY_TRY(hy_io_get_number(ld, it->where, key, v, hy_io_map_key(n, key), &out[0]));
+  } else {
+    if (v->kind != HY_IO_SEQ || v->nkid != nz) {
+      char units[96] = "", got[96];
+      for (int k = 0; k < nz; k++) {
+        const size_t len = strlen(units);
+        const int angle = hy_joint_coord_type(t, k) == HY_JOINT_REVOLUTE;
+        snprintf(units + len, sizeof units - len, "%s%s%s", k ? ", " : "", angle ? "deg" : "m",
+                 rate ? "/s" : "");
+      }
+      return HY_IO_FAIL_AT(ld, hy_io_place(v, hy_io_map_key(n, key)),
+                           "%s: %s: a %s joint has %d coordinates: expected a list of %d numbers "
+                           "(%s), got %s",
+                           it->where, key, hy_joint_type_name(t), nz, nz, units,
+                           hy_io_describe(v, got, sizeof got));
+    }
+    HY_TRY(hy_io_get_vec(ld, it->where, key, v, hy_io_map_key(n, key), nz, out));
+  }
+  for (int k = 0; k < nz; k++) {
+    if (hy_joint_coord_type(t, k) == HY_JOINT_REVOLUTE) out[k] *= kDeg;
+  }
+  return HY_OK;
+}
+
 hy_status hy_io_load_joints(hy_io_loader* ld, const hy_io_node* root) {
-  static const char* const keys[] = {"name",         "type",        "parent",      "child",
-                                     "parent_point", "child_point", "axis",        "child_axis",
-                                     "z0",           "zd0",         "independent", NULL};
-  static const char* const types[] = {"revolute", "prismatic", NULL};
+  static const char* const keys[] = {
+      "name",       "type",  "parent", "child", "parent_point", "child_point", "axis",
+      "child_axis", "axis2", "z0",     "zd0",   "independent",  NULL};
+  const char* types[HY_JOINT_COUNT + 1];
+  for (int k = 0; k < HY_JOINT_COUNT; k++) types[k] = hy_joint_type_name((hy_joint_type)k);
+  types[HY_JOINT_COUNT] = NULL;
   static const char* const yes_no[] = {"false", "true", NULL};
   const hy_io_node* list;
   HY_TRY(hy_io_get_list(ld, root, "joints", 1, "joints", &list));
@@ -173,8 +244,10 @@ hy_status hy_io_load_joints(hy_io_loader* ld, const hy_io_node* root) {
     HY_TRY(hy_io_require_name(ld, &it, n, "name", "a unique name", d.name));
     HY_TRY(hy_io_check_unique(ld, &it, list, i, "joint"));
     int type;
-    HY_TRY(hy_io_require_enum(ld, &it, n, "type", "revolute or prismatic", types, &type));
-    d.type = type == 0 ? HY_JOINT_REVOLUTE : HY_JOINT_PRISMATIC;
+    HY_TRY(hy_io_require_enum(ld, &it, n, "type",
+                              "revolute, prismatic, universal, cylindrical, spherical or free",
+                              types, &type));
+    d.type = (hy_joint_type)type;
     HY_TRY(hy_io_require_name(ld, &it, n, "parent", "a body name or ground", d.parent));
     HY_TRY(hy_io_require_name(ld, &it, n, "child", "a body name", d.child));
     if (strcmp(d.child, "ground") == 0) {
@@ -195,17 +268,17 @@ hy_status hy_io_load_joints(hy_io_loader* ld, const hy_io_node* root) {
     if (hy_io_map_val(n, "axis")) HY_TRY(get_axis(ld, &it, n, "axis", d.axis));
     memcpy(d.child_axis, d.axis, sizeof d.axis);
     if (hy_io_map_val(n, "child_axis")) HY_TRY(get_axis(ld, &it, n, "child_axis", d.child_axis));
-    // Revolute coordinates are written in degrees and stored in radians.
-    double scale = d.type == HY_JOINT_REVOLUTE ? kDeg : 1.0;
-    d.z0 = 0, d.zd0 = 0;
-    if (hy_io_map_val(n, "z0")) {
-      HY_TRY(hy_io_get_number(ld, it.where, HY_IO_KEY(n, "z0"), &d.z0));
+    if (hy_io_map_val(n, "axis2")) {
+      if (d.type != HY_JOINT_UNIVERSAL && d.type != HY_JOINT_SPHERICAL && d.type != HY_JOINT_FREE) {
+        return HY_IO_FAIL_AT(ld, hy_io_map_key(n, "axis2"),
+                             "%s: axis2: a %s joint has no second axis (only universal, "
+                             "spherical and free joints do)",
+                             it.where, hy_joint_type_name(d.type));
+      }
+      HY_TRY(get_axis(ld, &it, n, "axis2", d.axis2));
     }
-    if (hy_io_map_val(n, "zd0")) {
-      HY_TRY(hy_io_get_number(ld, it.where, HY_IO_KEY(n, "zd0"), &d.zd0));
-    }
-    d.z0 *= scale;
-    d.zd0 *= scale;
+    HY_TRY(get_coords(ld, &it, n, "z0", 0, d.type, d.z0s));
+    HY_TRY(get_coords(ld, &it, n, "zd0", 1, d.type, d.zd0s));
     if (hy_io_map_val(n, "independent")) {
       HY_TRY(hy_io_get_enum(ld, it.where, HY_IO_KEY(n, "independent"), yes_no, &d.independent));
     }

@@ -154,6 +154,10 @@ void hy_mech_nonholonomic(const hy_model* m, hy_data* d, hy_mech_work* w);
 // hy_mech_kinematics. The forces themselves (d->frc_force) are set by the caller and applied
 // by hy_mech_dynamics.
 void hy_mech_force_geometry(const hy_model* m, hy_data* d);
+// HY_ERR_SINGULAR with the joint in d->err when the middle Cardan angle of a spherical or free
+// joint (m->gimbal_jnt) is within HY_GIMBAL_MARGIN of +-90 deg at d->z (mech_gimbal.c); HY_OK
+// otherwise, and at once for a model without such joints.
+hy_status hy_mech_gimbal_check(const hy_model* m, hy_data* d);
 // Kinetic and gravitational potential energy into d->energy_kin / d->energy_pot.
 void hy_mech_energy(const hy_model* m, hy_data* d);
 // The same, faster on planar models: with the inertias about the normal w->body_Jn.

@@ -28,6 +28,8 @@ struct hy_spec {
   hy_option opt;
   hy_body_def* bodies;
   int nbody, cap_body;
+  hy_point_mass_def* pmasses;
+  int npmass, cap_pmass;
   hy_joint_def* joints;
   int njoint, cap_joint;
   hy_marker_def* markers;
@@ -106,6 +108,41 @@ hy_oil hy_model_volume_oil(const hy_model* m, int v);
 // HY_BULK_LINEAR when v takes its circuit's oil and that law is one of the two (inline, as
 // models without the other laws always did), -1 otherwise (hy_hyd_fluid_modulus).
 int hy_model_oil_fast(const hy_model* m, int v);
+
+// The spec as the compiler takes it (model_joint.c): each body with its point masses merged in
+// (after hy_model_check_body_def and hy_model_check_point_mass), each joint checked by
+// hy_model_check_joint_def, and each joint of several coordinates replaced by its chain of
+// revolute and prismatic joints through massless bodies, the bodies of a chain just before its
+// child (docs/mechanics.md, "Joints of several coordinates"). spec is a shallow copy of the
+// given spec with its own bodies and joints, or the spec itself (kind NULL) when there is
+// nothing to do. Needs a spec whose tree the compiler has checked.
+typedef struct hy_expanded {
+  hy_spec spec;
+  int* kind;    // per joint of spec: the hy_joint_type of the joint it comes from (or NULL)
+  int* part;    // per joint of spec: its coordinate in that joint, 0-based
+  int ngimbal;  // spherical and free joints: their Cardan charts
+  hy_body_def* bodies_;  // owned by the expansion
+  hy_joint_def* joints_;
+  const hy_point_mass_def** on_;
+} hy_expanded;
+hy_status hy_model_expand(const hy_spec* s, hy_expanded* x, hy_error* err);
+void hy_model_expanded_free(hy_expanded* x);
+// The coordinate of a joint of type `kind` that is the middle Cardan angle (spherical: 1, free:
+// 4), or -1.
+int hy_model_gimbal_part(int kind);
+// Name of the joint definition compiled joint j comes from (its own, or that of the joint of
+// several coordinates whose chain it is part of), into buf.
+const char* hy_model_joint_def_name(const hy_model* m, int j, char buf[HY_NAME_MAX]);
+
+// The model checker's rules on definitions that the compiled model no longer shows as given
+// (model_check.c), with the position of the definition in the model file `path`: a joint (a
+// joint of several coordinates whole, with the keys of its definition; of every joint, that
+// z0s and zd0s beyond its coordinates are 0), a body that has point masses (before they are
+// merged into it), and point mass `index` of its body's.
+hy_status hy_model_check_joint_def(const char* path, const hy_joint_def* jd, hy_error* err);
+hy_status hy_model_check_body_def(const char* path, const hy_body_def* b, hy_error* err);
+hy_status hy_model_check_point_mass(const char* path, const hy_point_mass_def* p, int index,
+                                    hy_error* err);
 
 // Allocates the arrays of a model of the given sizes in one buffer (zeroed).
 hy_status hy_model_alloc(const hy_sizes* sz, hy_model** out);

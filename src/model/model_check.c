@@ -277,17 +277,22 @@ static hy_status check_massless(const checker* c, hy_srcpos pos, const char* ele
   return HY_OK;
 }
 
+static hy_status check_body(const checker* c, hy_srcpos pos, const char* elem, double mass,
+                            const double com[3], const double J[9]) {
+  HY_TRY(check_num(c, pos, elem, "mass", mass, &kMass));
+  HY_TRY(check_vec(c, pos, elem, "com", com, 3, &kLength));
+  HY_TRY(check_inertia(c, pos, elem, J));
+  if (mass == 0) HY_TRY(check_massless(c, pos, elem, J));
+  return HY_OK;
+}
+
 static hy_status check_bodies(const checker* c) {
   const hy_model* m = c->m;
   for (int i = 0; i < m->sizes.nbody; i++) {
     char elem[96];
     elem_name(elem, sizeof elem, "body", m->body_name, i);
-    const hy_srcpos pos = m->body_src[i];
-    const double* J = m->body_inertia + 9 * i;
-    HY_TRY(check_num(c, pos, elem, "mass", m->body_mass[i], &kMass));
-    HY_TRY(check_vec(c, pos, elem, "com", m->body_com + 3 * i, 3, &kLength));
-    HY_TRY(check_inertia(c, pos, elem, J));
-    if (m->body_mass[i] == 0) HY_TRY(check_massless(c, pos, elem, J));
+    HY_TRY(check_body(c, m->body_src[i], elem, m->body_mass[i], m->body_com + 3 * i,
+                      m->body_inertia + 9 * i));
   }
   return HY_OK;
 }
@@ -302,10 +307,34 @@ static hy_status check_angle(const checker* c, hy_srcpos pos, const char* elem, 
               max, unit, x, unit, x * 180.0 / HY_PI, strcmp(unit, "rad") == 0 ? "deg" : "deg/s");
 }
 
+static const range kCoord = {-HY_MAX_COORD, HY_MAX_COORD, 0, 0, "m"};
+static const range kRate = {-HY_MAX_RATE, HY_MAX_RATE, 0, 0, "m/s"};
+
+// The middle Cardan angles of the spherical and free joints (gimbal_jnt): each a joint's, and
+// at z0 clear of +-90 deg by HY_GIMBAL_MARGIN, where the chart has no inverse.
+static hy_status check_gimbals(const checker* c) {
+  const hy_model* m = c->m;
+  for (int g = 0; g < m->sizes.ngimbal; g++) {
+    const int j = m->gimbal_jnt[g];
+    const hy_srcpos nowhere = {0, 0};
+    if (j < 0 || j >= m->sizes.nbody || m->jnt_part[j] != hy_model_gimbal_part(m->jnt_kind[j])) {
+      return fail(c, nowhere, "Cardan chart %d: joint %d holds no middle Cardan angle", g, j);
+    }
+    const double beta = m->z0[m->jnt_zadr[j]];
+    if (fabs(cos(beta)) < sin(HY_GIMBAL_MARGIN)) {
+      char name[HY_NAME_MAX];
+      return fail(c, m->jnt_src[j],
+                  "%s joint '%s': z0[%d] = %g deg is within %g deg of +-90 deg, the gimbal lock "
+                  "of its Cardan angles (docs/model-format.md, \"Singularities\")",
+                  hy_joint_type_name(m->jnt_kind[j]), hy_model_joint_def_name(m, j, name),
+                  m->jnt_part[j], beta * 180.0 / HY_PI, HY_GIMBAL_MARGIN * 180.0 / HY_PI);
+    }
+  }
+  return HY_OK;
+}
+
 static hy_status check_joints(const checker* c) {
   const hy_model* m = c->m;
-  const range coord = {-HY_MAX_COORD, HY_MAX_COORD, 0, 0, "m"};
-  const range rate = {-HY_MAX_RATE, HY_MAX_RATE, 0, 0, "m/s"};
   for (int j = 0; j < m->sizes.nbody; j++) {
     char elem[96];
     elem_name(elem, sizeof elem, "joint", m->jnt_name, j);
@@ -313,6 +342,13 @@ static hy_status check_joints(const checker* c) {
     const int type = m->jnt_type[j];
     if (type != HY_JOINT_REVOLUTE && type != HY_JOINT_PRISMATIC) {
       return fail(c, pos, "%s: unknown type %d", elem, type);
+    }
+    // a joint of several coordinates leaves its chain revolute and prismatic joints in the
+    // order of hy_joint_coord_type; any other joint is its own kind
+    const int kind = m->jnt_kind[j], part = m->jnt_part[j];
+    if (hy_joint_coord_type((hy_joint_type)kind, part) != type) {
+      return fail(c, pos, "%s: a %s joint cannot be coordinate %d of a joint of type %d", elem,
+                  type == HY_JOINT_REVOLUTE ? "revolute" : "prismatic", part, kind);
     }
     HY_TRY(check_vec(c, pos, elem, "parent_point", m->jnt_ppoint + 3 * j, 3, &kLength));
     HY_TRY(check_vec(c, pos, elem, "child_point", m->jnt_cpoint + 3 * j, 3, &kLength));
@@ -324,16 +360,101 @@ static hy_status check_joints(const checker* c) {
       HY_TRY(check_angle(c, pos, elem, "z0", m->z0[z], HY_MAX_COORD, "rad"));
       HY_TRY(check_angle(c, pos, elem, "zd0", m->zd0[z], HY_MAX_RATE, "rad/s"));
     } else {
-      HY_TRY(check_num(c, pos, elem, "z0", m->z0[z], &coord));
-      HY_TRY(check_num(c, pos, elem, "zd0", m->zd0[z], &rate));
+      HY_TRY(check_num(c, pos, elem, "z0", m->z0[z], &kCoord));
+      HY_TRY(check_num(c, pos, elem, "zd0", m->zd0[z], &kRate));
     }
   }
+  HY_TRY(check_gimbals(c));
   for (int k = 0; k < m->sizes.nmrk; k++) {
     char elem[96];
     elem_name(elem, sizeof elem, "marker", m->mrk_name, k);
     HY_TRY(check_vec(c, m->mrk_src[k], elem, "point", m->mrk_point + 3 * k, 3, &kLength));
   }
   return HY_OK;
+}
+
+//----- definitions the compiled model no longer shows as given -------------------------------
+
+// A checker whose messages carry the model file `path` (a model of nothing but its path).
+static checker def_checker(hy_model* scratch, const char* path, hy_error* err) {
+  memset(scratch, 0, sizeof *scratch);
+  snprintf(scratch->path, sizeof scratch->path, "%s", path ? path : "");
+  const checker c = {scratch, err};
+  return c;
+}
+
+// A joint's initial coordinates and rates past its own must be 0 (hy_joint_def); a joint of
+// several coordinates is checked whole, with the keys of its definition, before the compiler
+// spreads its values over its chain.
+hy_status hy_model_check_joint_def(const char* path, const hy_joint_def* jd, hy_error* err) {
+  hy_model scratch;
+  const checker c0 = def_checker(&scratch, path, err);
+  const checker* c = &c0;
+  const hy_srcpos pos = jd->pos;
+  const int nz = hy_joint_type_nz(jd->type);
+  if (nz == 0) {
+    return fail(c, pos, "joint '%.*s': unknown type %d", HY_NAME_MAX - 1, jd->name, (int)jd->type);
+  }
+  char elem[96];
+  snprintf(elem, sizeof elem, "%s joint '%.*s'", hy_joint_type_name(jd->type), HY_NAME_MAX - 1,
+           jd->name);
+  for (int k = nz; k < HY_JOINT_NZ_MAX; k++) {
+    if (jd->z0s[k] != 0 || jd->zd0s[k] != 0) {
+      return fail(c, pos, "%s has %d coordinate%s: z0s[%d] and zd0s[%d] must be 0, got %g and %g",
+                  elem, nz, nz == 1 ? "" : "s", k, k, jd->z0s[k], jd->zd0s[k]);
+    }
+  }
+  if (nz == 1) return HY_OK;  // hy_model_check sees it as given
+  HY_TRY(check_vec(c, pos, elem, "parent_point", jd->parent_point, 3, &kLength));
+  HY_TRY(check_vec(c, pos, elem, "child_point", jd->child_point, 3, &kLength));
+  HY_TRY(check_axis(c, pos, elem, "axis", jd->axis));
+  HY_TRY(check_axis(c, pos, elem, "child_axis", jd->child_axis));
+  if (jd->type != HY_JOINT_CYLINDRICAL) {
+    // the second axis of rotation turns with the child, at right angles to the first
+    HY_TRY(check_axis(c, pos, elem, "axis2", jd->axis2));
+    double a[3], b[3];
+    hy_model_unit3(a, jd->child_axis);
+    hy_model_unit3(b, jd->axis2);
+    const double dot = hy_v3_dot(a, b);
+    if (fabs(dot) > 1e-9) {
+      return fail(c, pos,
+                  "%s: axis2 (%g, %g, %g) must be perpendicular to child_axis (%g, %g, %g) (their "
+                  "unit vectors have a dot product of %.3g)",
+                  elem, jd->axis2[0], jd->axis2[1], jd->axis2[2], jd->child_axis[0],
+                  jd->child_axis[1], jd->child_axis[2], dot);
+    }
+  }
+  for (int k = 0; k < nz; k++) {
+    char z0[16], zd0[16];
+    snprintf(z0, sizeof z0, "z0[%d]", k);
+    snprintf(zd0, sizeof zd0, "zd0[%d]", k);
+    if (hy_joint_coord_type(jd->type, k) == HY_JOINT_REVOLUTE) {
+      HY_TRY(check_angle(c, pos, elem, z0, jd->z0s[k], HY_MAX_COORD, "rad"));
+      HY_TRY(check_angle(c, pos, elem, zd0, jd->zd0s[k], HY_MAX_RATE, "rad/s"));
+    } else {
+      HY_TRY(check_num(c, pos, elem, z0, jd->z0s[k], &kCoord));
+      HY_TRY(check_num(c, pos, elem, zd0, jd->zd0s[k], &kRate));
+    }
+  }
+  return HY_OK;
+}
+
+hy_status hy_model_check_body_def(const char* path, const hy_body_def* b, hy_error* err) {
+  hy_model scratch;
+  const checker c = def_checker(&scratch, path, err);
+  char elem[96];
+  snprintf(elem, sizeof elem, "body '%.*s'", HY_NAME_MAX - 1, b->name);
+  return check_body(&c, b->pos, elem, b->mass, b->com, b->inertia);
+}
+
+hy_status hy_model_check_point_mass(const char* path, const hy_point_mass_def* p, int index,
+                                    hy_error* err) {
+  hy_model scratch;
+  const checker c = def_checker(&scratch, path, err);
+  char elem[128];
+  snprintf(elem, sizeof elem, "body '%.*s': point_masses[%d]", HY_NAME_MAX - 1, p->body, index);
+  HY_TRY(check_num(&c, p->pos, elem, "mass", p->mass, &kMass));
+  return check_vec(&c, p->pos, elem, "point", p->point, 3, &kLength);
 }
 
 //----- signals and loads ---------------------------------------------------------------------

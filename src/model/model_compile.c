@@ -1199,11 +1199,43 @@ static hy_status derive_nonholonomic(const hy_spec* s, hy_model* m, hy_error* er
   return HY_OK;
 }
 
-hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
-  if (!s || !out) return HY_FAIL(err, HY_ERR_ARG, "null argument");
+// The tree as defined, before hy_model_expand replaces the joints of several coordinates by
+// their chains: its errors then name the joints of the file.
+static hy_status check_defined_tree(const hy_spec* s, hy_error* err) {
+  int multi = 0;
+  for (int j = 0; j < s->njoint; j++) multi |= hy_joint_type_nz(s->joints[j].type) > 1;
+  if (!multi) return HY_OK;  // the expanded spec is this one
+  int* buf = hy_malloc(sizeof(int) * 3 * (size_t)s->nbody);
+  if (!buf) return HY_FAIL(err, HY_ERR_NOMEM, "out of memory compiling the model");
+  const hy_status st = check_tree(s, err, buf, buf + s->nbody, buf + 2 * s->nbody);
+  hy_free(buf);
+  return st;
+}
+
+// jnt_kind and jnt_part from the expansion (every joint its own kind without one), and the
+// Cardan charts' middle angles.
+static void fill_joint_kinds(const hy_expanded* x, hy_model* m, const int* order,
+                             const int* joint_of) {
+  int g = 0;
+  for (int i = 0; i < m->sizes.nbody; i++) {
+    const int j = joint_of[order[i]];
+    m->jnt_kind[i] = x->kind ? x->kind[j] : (int)x->spec.joints[j].type;
+    m->jnt_part[i] = x->kind ? x->part[j] : 0;
+    if (m->jnt_part[i] == hy_model_gimbal_part(m->jnt_kind[i])) m->gimbal_jnt[g++] = i;
+  }
+}
+
+hy_status hy_model_compile(const hy_spec* s_def, hy_model** out, hy_error* err) {
+  if (!s_def || !out) return HY_FAIL(err, HY_ERR_ARG, "null argument");
   *out = NULL;
+  if (s_def->nbody == 0) {
+    return hy_error_set_src(err, HY_ERR_MODEL, s_def->path, 0, 0, "the model has no bodies");
+  }
+  hy_expanded x;
+  HY_TRY(check_defined_tree(s_def, err));
+  HY_TRY(hy_model_expand(s_def, &x, err));
+  const hy_spec* s = &x.spec;
   const int nb = s->nbody;
-  if (nb == 0) return hy_error_set_src(err, HY_ERR_MODEL, s->path, 0, 0, "the model has no bodies");
   hy_status status = HY_OK;
   hy_model* m = NULL;
   int* order = hy_malloc(sizeof(int) * (size_t)nb);           // compiled index -> spec body index
@@ -1233,6 +1265,7 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
   for (int k = 0; k < s->ncylinder; k++) nfric += hy_friction_nstates(s->cylinders[k].friction.law);
   hy_sizes sz = {.nbody = nb,
                  .nz = nb,
+                 .ngimbal = x.ngimbal,
                  .nmrk = s->nmarker,
                  .nsig = s->nsignal,
                  .nsigpt = nsigpt,
@@ -1264,6 +1297,7 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
   m->opt0[0] = m->opt;
   memcpy(m->opt_src, s->opt_src, sizeof s->opt_src);
   fill_mech(s, m, order, joint_of, new_of);
+  fill_joint_kinds(&x, m, order, joint_of);
   fill_hyd(s, m);
 
   // values, before anything is derived from them
@@ -1283,6 +1317,7 @@ hy_status hy_model_compile(const hy_spec* s, hy_model** out, hy_error* err) {
 
 done:
   hy_model_free(m);
+  hy_model_expanded_free(&x);
   hy_free(order);
   hy_free(new_of);
   hy_free(joint_of);

@@ -133,16 +133,28 @@ double* hy_model_param(hy_model* m, const char* name, const char** unit, hy_erro
   elem[elen] = '\0';
   for (int k = 0; k < K_COUNT; k++) {
     if (strlen(kind_names[k]) != klen || strncmp(kind_names[k], name, klen) != 0) continue;
+    // the element is the longest name followed by a dot: names may hold dots themselves (the
+    // massless bodies of a joint's chain are "<joint>.<k>")
+    int best = -1;
+    size_t best_len = 0;
     for (int i = 0; i < count_of(m, (kind)k); i++) {
-      if (strcmp(element_name(m, (kind)k, i), elem) != 0) continue;
+      const char* en = element_name(m, (kind)k, i);
+      const size_t n = strlen(en);
+      if ((best < 0 || n > best_len) && strncmp(colon + 1, en, n) == 0 && colon[1 + n] == '.') {
+        best = i;
+        best_len = n;
+      }
+    }
+    if (best >= 0) {
+      const char* fname = colon + 2 + best_len;
       for (int f = 0; f < NFIELD; f++) {
-        if (fields[f].k == (kind)k && strcmp(fields[f].name, dot + 1) == 0) {
+        if (fields[f].k == (kind)k && strcmp(fields[f].name, fname) == 0) {
           if (unit) *unit = fields[f].unit;
-          return place(m, fields + f, i);
+          return place(m, fields + f, best);
         }
       }
       HY_FAIL(err, HY_ERR_ARG, "parameter '%s': a %s has no field '%s' ('hydyn linearize MODEL "
-              "--parameters' lists them)", name, kind_names[k], dot + 1);
+              "--parameters' lists them)", name, kind_names[k], fname);
       return NULL;
     }
     HY_FAIL(err, HY_ERR_ARG, "parameter '%s': model '%s' has no %s named '%s'", name, m->name,

@@ -12,6 +12,14 @@ hy_body_def hy_body_def_default(void) {
   return d;
 }
 
+hy_point_mass_def hy_point_mass_def_default(void) {
+  hy_point_mass_def d;
+  memset(&d, 0, sizeof d);
+  return d;
+}
+
+// axis2 +y: with the default axes +z, a spherical joint's angles are then the yaw, pitch and
+// roll of the sequence z, y, x.
 hy_joint_def hy_joint_def_default(void) {
   hy_joint_def d;
   memset(&d, 0, sizeof d);
@@ -19,6 +27,7 @@ hy_joint_def hy_joint_def_default(void) {
   strcpy(d.parent, "ground");
   d.axis[2] = 1.0;
   d.child_axis[2] = 1.0;
+  d.axis2[1] = 1.0;
   return d;
 }
 
@@ -218,6 +227,7 @@ void hy_spec_free(hy_spec* s) {
     hy_free((void*)s->signals[i].arg);
   }
   hy_free(s->bodies);
+  hy_free(s->pmasses);
   hy_free(s->joints);
   hy_free(s->markers);
   hy_free(s->signals);
@@ -280,6 +290,11 @@ static hy_status grow(void** arr, int n, int* cap, size_t elem) {
 
 hy_status hy_spec_add_body(hy_spec* s, const hy_body_def* def) {
   HY_SPEC_ADD_(s, bodies, nbody, cap_body, def);
+  return HY_OK;
+}
+
+hy_status hy_spec_add_point_mass(hy_spec* s, const hy_point_mass_def* def) {
+  HY_SPEC_ADD_(s, pmasses, npmass, cap_pmass, def);
   return HY_OK;
 }
 

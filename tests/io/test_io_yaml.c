@@ -458,7 +458,8 @@ END_TEST
 
 START_TEST(test_doc_example_loads) {
   // Every ```yaml example of docs/model-format.md must stay a valid model: the first is the
-  // pendulum, the second the closed-loop four-bar, the third the knife-edge cart.
+  // pendulum, the second the closed-loop four-bar, the third the knife-edge cart, the fourth
+  // the body on a spherical joint and the free body.
   FILE* f = fopen(HY_SOURCE_DIR "/docs/model-format.md", "rb");
   ck_assert_ptr_nonnull(f);
   static char doc[1 << 16];
@@ -486,17 +487,23 @@ START_TEST(test_doc_example_loads) {
       ck_assert_int_eq(m->sizes.ncut, 1);
       ck_assert_int_eq(m->sizes.neq, 2);
       ck_assert_int_eq(m->sizes.nfrc, 1);
-    } else {
+    } else if (nblock == 2) {
       ck_assert_int_eq(m->sizes.nbody, 3);
       ck_assert_int_eq(m->planar, 1);
       ck_assert_int_eq(m->sizes.nnh, 1);
       ck_assert_double_eq(m->body_mass[hy_model_body(m, "carriage_x")], 0.0);
+    } else {
+      // a spherical and a free joint: 2 + 5 massless bodies, 3 + 6 coordinates
+      ck_assert_int_eq(m->sizes.nbody, 9);
+      ck_assert_int_eq(m->sizes.nz, 9);
+      ck_assert_int_eq(m->planar, 0);
+      ck_assert_double_eq(m->body_mass[hy_model_body(m, "box")], 4.0);
     }
     hy_model_free(m);
     nblock++;
     start = end + 3;
   }
-  ck_assert_int_eq(nblock, 3);
+  ck_assert_int_eq(nblock, 4);
 }
 END_TEST
 
@@ -536,7 +543,7 @@ static const bad_case kBad[] = {
     {"vector_length.yaml", HY_ERR_MODEL, 1, 10, "gravity", "expected a list of 3 numbers"},
     {"inertia_asym.yaml", HY_ERR_MODEL, 2, 5, "inertia", "symmetric"},
     {"inertia_unphysical.yaml", HY_ERR_MODEL, 2, 5, "inertia", "sum of the other two"},
-    {"joint_type.yaml", HY_ERR_MODEL, 5, 11, "type", "revolute, prismatic; got 'revolut'"},
+    {"joint_type.yaml", HY_ERR_MODEL, 5, 11, "type", "spherical, free; got 'revolut'"},
     {"alias.yaml", HY_ERR_PARSE, 3, 25, "aliases", "*m"},
     {"csv_missing.yaml", HY_ERR_IO, 6, 24, "file", "no_such.csv"},
     {"csv_bad.yaml", HY_ERR_MODEL, 3, 3, "column 2 (value)", "'1x'"},
