@@ -79,6 +79,12 @@ HY_API const char* hy_friction_law_name(hy_friction_law law);
 // for NULL arguments or an unknown name, leaving *out unchanged.
 HY_API hy_status hy_friction_law_parse(const char* s, hy_friction_law* out);
 
+//----- directional valves' spools ---------------------------------------------------------------
+
+// Name of a spool's dynamics, as the key `spool` of a valve gives it: "first_order", "none" or
+// "second_order" (static string); "unknown" for a value outside hy_spool_dynamics.
+HY_API const char* hy_spool_name(hy_spool_dynamics kind);
+
 #ifdef __cplusplus
 }
 #endif

@@ -169,3 +169,16 @@ hy_status hy_friction_law_parse(const char* s, hy_friction_law* out) {
   *out = (hy_friction_law)i;
   return HY_OK;
 }
+
+//----- directional valves' spools --------------------------------------------------------------
+
+static const char* const spool_names[] = {
+    [HY_SPOOL_FIRST_ORDER] = "first_order",
+    [HY_SPOOL_NONE] = "none",
+    [HY_SPOOL_SECOND_ORDER] = "second_order",
+};
+
+const char* hy_spool_name(hy_spool_dynamics kind) {
+  if ((int)kind < 0 || (int)kind >= COUNT_(spool_names)) return "unknown";
+  return spool_names[kind];
+}

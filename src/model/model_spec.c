@@ -103,6 +103,10 @@ hy_valve_def hy_valve_def_default(void) {
   hy_valve_def d;
   memset(&d, 0, sizeof d);
   d.dp_lim = kDefaultDpLim;
+  d.spool = HY_SPOOL_FIRST_ORDER;
+  d.saturation = INFINITY;
+  d.units = HY_VALVE_VOLTS;
+  d.init = HY_VALVE_INIT_GIVEN;
   return d;
 }
 

@@ -3,7 +3,9 @@
 Suite* hyd_suite(void);
 Suite* hyd_yaml_suite(void);
 Suite* hyd_pressure_valve_suite(void);
+Suite* hyd_spool_suite(void);
 
 int main(void) {
-  return hy_test_main(hyd_suite(), hyd_yaml_suite(), hyd_pressure_valve_suite(), NULL);
+  return hy_test_main(hyd_suite(), hyd_yaml_suite(), hyd_pressure_valve_suite(), hyd_spool_suite(),
+                      NULL);
 }
