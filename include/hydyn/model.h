@@ -39,6 +39,8 @@ typedef struct hy_srcpos {
 #define HY_MAX_SPEED 1e3         // pump shaft speed (rev/s; 60000 rpm)
 #define HY_MAX_LEAKAGE 1e-3      // laminar leakage coefficient of a pump or valve edge (m^3/(s Pa))
 #define HY_MAX_VOLTAGE 1e3       // magnitude of a spool position (V)
+#define HY_MAX_FREQUENCY 1e6     // natural frequency of a second-order spool (Hz)
+#define HY_MAX_DAMPING_RATIO 1e3 // damping ratio of a second-order spool (-)
 #define HY_MAX_COEFFICIENT 1e15  // viscous and end-damper coefficients (N s/m, N/m)
 #define HY_MAX_ITERATIONS 1000000  // solver max_iterations
 #define HY_MAX_CUTS 40           // solver max_cuts: the smallest step is dt / 2^40
@@ -381,22 +383,33 @@ typedef struct hy_relief_valve_def {
 // U > 0 opens P->A and B->T, U < 0 opens P->B and A->T, each path with coefficient cv |U|.
 // The metering edges may overlap (or underlap) the ports, leak, and the centre may connect
 // ports (docs/hydraulics.md, "Metering edges"); the defaults are the seeds' valve.
+// The spool follows the reference U_ref = sat(dz(signal(t) + u0)) (docs/hydraulics.md, "Spool
+// dynamics"). "Units of U" below: V, or with units = HY_VALVE_NORMALIZED the fraction of the full
+// opening (1: fully open).
 typedef struct hy_valve_def {
   char name[HY_NAME_MAX];
   char P[HY_NAME_MAX];
   char T[HY_NAME_MAX];
   char A[HY_NAME_MAX];
   char B[HY_NAME_MAX];
-  double cv;                 // m^3/(s V sqrt(Pa)) per metering path, > 0
-  double tau;                // spool time constant (s), > 0
+  double cv;                 // m^3/(s sqrt(Pa)) per metering path and unit of U, > 0
+  double tau;                // first order: spool time constant (s), > 0
   double dp_lim;             // laminar limit (Pa), > 0
   hy_valve_centre centre;    // what is connected at U = 0 (default closed)
   double U_max;              // spool position of full opening (V), >= 0; > 0 unless closed
   double overlap;            // edge overlap (V): > 0 opens at |U| > overlap, < 0 underlap
   double leakage;            // laminar leakage of each metering edge (m^3/(s Pa)), >= 0
   double cv_centre;          // centre paths at U = 0 (m^3/(s sqrt(Pa))); 0 = cv U_max
-  double U0;                 // initial spool position (V)
-  char signal[HY_NAME_MAX];  // reference U_ref(t) (V); "" = 0
+  double U0;                 // initial spool position (units of U)
+  char signal[HY_NAME_MAX];  // command (units of U); "" = 0
+  hy_spool_dynamics spool;   // HY_SPOOL_FIRST_ORDER (default), HY_SPOOL_NONE, ..._SECOND_ORDER
+  double natural_frequency;  // second order: f_n (Hz), > 0; omega_n = 2 pi f_n
+  double damping_ratio;      // second order: zeta, >= 0
+  double saturation;         // limit of |U_ref| (units of U), > 0; INFINITY (default): none
+                             // (normalized: at most 1, and 1 when none is given)
+  double dead_zone;          // half-width of the command's dead zone (units of U), >= 0
+  hy_valve_units units;      // HY_VALVE_VOLTS (default) or HY_VALVE_NORMALIZED
+  hy_valve_init init;        // HY_VALVE_INIT_GIVEN (U0, default) or HY_VALVE_INIT_REST
   hy_srcpos pos;
 } hy_valve_def;
 
@@ -544,7 +557,8 @@ typedef struct hy_sizes {
   int nsrc;     // fixed-pressure nodes (supplies, tanks)
   int npump;    // pumps (flow sources)
   int norf;     // throttle valves (fixed orifices)
-  int nvlv;     // 4/3 directional valves (spool states)
+  int nvlv;     // 4/3 directional valves
+  int nspool;   // spool states: nvlv positions, then the velocity of each second-order valve
   int npvl;     // pressure valves: check and relief valves
   int ncyl;     // hydraulic cylinders (each also a force element)
   int nfric;    // friction states of all cylinders (LuGre: q; with film: q, h)
@@ -762,9 +776,17 @@ typedef enum hy_option_key {
   X(int, vlv_node, sz.nvlv * 4)                /* ports P, T, A, B: nodes */            \
   X(double, vlv_cv, sz.nvlv)                   /* m^3/(s V sqrt(Pa)), per metering path */ \
   X(double, vlv_tau, sz.nvlv)                  /* spool time constant (s) */            \
+  X(int, vlv_spool, sz.nvlv)                   /* hy_spool_dynamics */                  \
+  X(double, vlv_fn, sz.nvlv)                   /* second order: natural frequency (Hz) */ \
+  X(double, vlv_zeta, sz.nvlv)                 /* second order: damping ratio */        \
+  X(int, vlv_vadr, sz.nvlv)                    /* second order: U_dot's index in U, else -1 */ \
+  X(double, vlv_sat, sz.nvlv)                  /* limit of |U_ref|, INFINITY = none */  \
+  X(double, vlv_dead, sz.nvlv)                 /* dead zone half-width of the command */ \
+  X(int, vlv_units, sz.nvlv)                   /* hy_valve_units */                     \
+  X(int, vlv_init, sz.nvlv)                    /* hy_valve_init */                      \
   X(double, vlv_dp_lim, sz.nvlv)               /* laminar limit (Pa) */                 \
-  X(double, vlv_U0, sz.nvlv)                   /* initial spool position (V) */         \
-  X(int, vlv_sig, sz.nvlv)                     /* reference signal U_ref (V), -1 = 0 */ \
+  X(double, vlv_U0, sz.nvlv)                   /* initial spool position (units of U) */ \
+  X(int, vlv_sig, sz.nvlv)                     /* command signal (units of U), -1 = 0 */ \
   X(int, vlv_centre, sz.nvlv)                  /* hy_valve_centre */                    \
   X(double, vlv_Umax, sz.nvlv)                 /* spool position of full opening (V) */ \
   X(double, vlv_overlap, sz.nvlv)              /* edge overlap (V), < 0 underlap */     \

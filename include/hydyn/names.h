@@ -105,6 +105,12 @@ HY_API hy_status hy_signal_kind_parse(const char* s, hy_signal_kind* out);
 // "air" or "table" (static string); "unknown" for a value outside hy_bulk_law.
 HY_API const char* hy_bulk_law_name(hy_bulk_law law);
 
+//----- directional valves' spools ---------------------------------------------------------------
+
+// Name of a spool's dynamics, as the key `spool` of a valve gives it: "first_order", "none" or
+// "second_order" (static string); "unknown" for a value outside hy_spool_dynamics.
+HY_API const char* hy_spool_name(hy_spool_dynamics kind);
+
 #ifdef __cplusplus
 }
 #endif

@@ -128,8 +128,13 @@ typedef struct hy_data {
                       // LuGre q (m); film law q (m), h (-); w = p + nvol, so that
                       // [p; w] is one vector of first-order unknowns       (nfric)
   double* wd;         // their time derivatives; wd = pd + nvol                  (nfric)
-  double* U;          // directional valve spool positions (V)                  (nvlv)
-  double* Ud;         // their time derivatives, Eq. 27 (V/s)                    (nvlv)
+  double* U;          // the spools' states: the valves' positions (V or fraction of the
+                      // full opening), then the velocity of each second-order valve at
+                      // index m->vlv_vadr[v] (per s)                          (nspool)
+  double* Ud;         // their time derivatives (Eq. 27 for the first order; Ud[v] is
+                      // valve v's spool velocity for every order, 0 for spool: none) (nspool)
+  double* vlv_u0;     // the constant offset added to each valve's command: 0, or solved
+                      // for initial: rest when the data are reset (units of U)  (nvlv)
   double* vol_V;      // oil volume: hoses + cylinder chambers + accumulators' oil
                       // (m^3)                                                    (nvol)
   double* vol_Be;     // effective bulk modulus, Eq. 23 (Pa)                     (nvol)
@@ -201,7 +206,7 @@ HY_API hy_status hy_step(const hy_model* m, hy_data* d);
 //   HY_STATE_POS    z (nz)
 //   HY_STATE_VEL    zd (nz)
 //   HY_STATE_PRES   p (nvol)
-//   HY_STATE_SPOOL  U (nvlv)
+//   HY_STATE_SPOOL  U (nspool: the spool positions, then the second-order spools' velocities)
 //   HY_STATE_FRIC   friction states w (nfric)
 //   HY_STATE_HIST   what a step carries besides: accelerations, pressure rates, multipliers,
 //                   the integrator's and the formulation's histories, the partition, the

@@ -205,6 +205,30 @@ typedef enum hy_cyl_init {
                                 // (seed 000 Sect. 5: p_A = (F + p_B A_B) / A_A)
 } hy_cyl_init;
 
+// How a directional valve's spool position U follows its shaped reference U_ref
+// (docs/hydraulics.md, "Spool dynamics").
+typedef enum hy_spool_dynamics {
+  HY_SPOOL_FIRST_ORDER = 0,   // U_dot = (U_ref - U) / tau (seed 000 Eq. 27)
+  HY_SPOOL_NONE = 1,          // U = U_ref at every instant: no dynamics
+  HY_SPOOL_SECOND_ORDER = 2,  // U_ddot = omega_n^2 (U_ref - U) - 2 zeta omega_n U_dot
+  HY_SPOOL_COUNT              // number of values (not one)
+} hy_spool_dynamics;
+
+// What a directional valve's spool position U, its command and its reference measure.
+typedef enum hy_valve_units {
+  HY_VALVE_VOLTS = 0,       // the command voltage (V), as in seed 000
+  HY_VALVE_NORMALIZED = 1,  // the fraction of the full opening, -1 to 1 (1: fully open P->A)
+  HY_VALVE_UNITS_COUNT      // number of values (not one)
+} hy_valve_units;
+
+// How a directional valve's initial spool position is found.
+typedef enum hy_valve_init {
+  HY_VALVE_INIT_GIVEN = 0,  // U(0) = U0 (spool: none: the reference at t = 0)
+  HY_VALVE_INIT_REST = 1,   // a constant offset of the command such that the circuit starts at
+                            // rest (docs/hydraulics.md, "Initial state")
+  HY_VALVE_INIT_COUNT       // number of values (not one)
+} hy_valve_init;
+
 // How the equations of motion are formed.
 typedef enum hy_formulation {
   HY_FORM_AUTO = 0,         // chosen when the data are made: penalty with cut joints, else tree

@@ -514,14 +514,32 @@ static void print_hydraulics(const hy_model* m, const hy_data* d, const char* wh
   if (s->nvlv > 0) {
     section("directional valves (4/3)", s->nvlv);
     table t = {0};
-    tab_add(&t,
-            "valve\tP, T, A, B\tcv (m^3/(s V sqrt(Pa)))\ttau (s)\tdp_lim (MPa)\tU0 (V)\tsignal");
+    tab_add(&t, "valve\tP, T, A, B\tcv (m^3/(s sqrt(Pa)) per unit of U)\tspool\tdp_lim (MPa)\tU0"
+                "\tsignal\tshaping (units of U)");
     for (int k = 0; k < s->nvlv; k++) {
       const int* n = m->vlv_node + 4 * k;
-      tab_add(&t, "%s\t%s, %s, %s, %s\t%.6g\t%.6g\t%.6g\t%g\t%s", NAME(m->vlv_name, k),
+      const int norm = m->vlv_units[k] == HY_VALVE_NORMALIZED;
+      char spool[64], u0[32], shaping[96];
+      if (m->vlv_spool[k] == HY_SPOOL_FIRST_ORDER) {
+        snprintf(spool, sizeof spool, "tau %.6g s", m->vlv_tau[k]);
+      } else if (m->vlv_spool[k] == HY_SPOOL_SECOND_ORDER) {
+        snprintf(spool, sizeof spool, "f_n %.6g Hz, zeta %.6g", m->vlv_fn[k], m->vlv_zeta[k]);
+      } else {
+        snprintf(spool, sizeof spool, "none");
+      }
+      if (m->vlv_init[k] == HY_VALVE_INIT_REST) {
+        snprintf(u0, sizeof u0, "rest (offset %.6g)", d->vlv_u0[k]);
+      } else {
+        snprintf(u0, sizeof u0, "%g", m->vlv_U0[k]);
+      }
+      char sat[32] = "none";
+      if (isfinite(m->vlv_sat[k])) snprintf(sat, sizeof sat, "%g", m->vlv_sat[k]);
+      snprintf(shaping, sizeof shaping, "%s, saturation %s, dead zone %g",
+               norm ? "normalized" : "V", sat, m->vlv_dead[k]);
+      tab_add(&t, "%s\t%s, %s, %s, %s\t%.6g\t%s\t%.6g\t%s\t%s\t%s", NAME(m->vlv_name, k),
               node_name(m, n[0]), node_name(m, n[1]), node_name(m, n[2]), node_name(m, n[3]),
-              m->vlv_cv[k], m->vlv_tau[k], 1e-6 * m->vlv_dp_lim[k], m->vlv_U0[k],
-              signal_name(m, m->vlv_sig[k]));
+              m->vlv_cv[k], spool, 1e-6 * m->vlv_dp_lim[k], u0, signal_name(m, m->vlv_sig[k]),
+              shaping);
     }
     tab_print(&t);
   }

@@ -225,8 +225,9 @@ static int parse(int argc, char** argv, lin_args* a) {
   return -1;
 }
 
-// What an eigenvalue is: a zero (|lambda| below ZERO_REL of the largest), a spool's lag
-// (-1/tau of a valve), or a mode.
+// What an eigenvalue is: a zero (|lambda| below ZERO_REL of the largest; a spool without
+// dynamics gives one), a spool's lag (-1/tau of a first-order valve), a root of a second-order
+// spool (lambda^2 + 2 zeta omega_n lambda + omega_n^2 = 0), or a mode.
 static void classify(const hy_model* m, double re, double im, double top, char* buf,
                      size_t size) {
   const double mod = hypot(re, im);
@@ -235,10 +236,19 @@ static void classify(const hy_model* m, double re, double im, double top, char* 
     return;
   }
   for (int v = 0; v < m->sizes.nvlv; v++) {
-    const double lag = -1.0 / m->vlv_tau[v];
-    if (im == 0 && fabs(re - lag) <= 1e-6 * fabs(lag)) {
-      snprintf(buf, size, "spool %s (-1/tau)", NAME(m->vlv_name, v));
-      return;
+    if (m->vlv_spool[v] == HY_SPOOL_FIRST_ORDER) {
+      const double lag = -1.0 / m->vlv_tau[v];
+      if (im == 0 && fabs(re - lag) <= 1e-6 * fabs(lag)) {
+        snprintf(buf, size, "spool %s (-1/tau)", NAME(m->vlv_name, v));
+        return;
+      }
+    } else if (m->vlv_spool[v] == HY_SPOOL_SECOND_ORDER) {
+      const double wn = 2.0 * HY_PI * m->vlv_fn[v], c = 2.0 * m->vlv_zeta[v] * wn;
+      const double pr = re * re - im * im + c * re + wn * wn, pi = 2.0 * re * im + c * im;
+      if (hypot(pr, pi) <= 1e-6 * (wn * wn + c * mod + mod * mod)) {
+        snprintf(buf, size, "spool %s (omega_n, zeta)", NAME(m->vlv_name, v));
+        return;
+      }
     }
   }
   const char* trend = re < 0 ? "decaying" : re > 0 ? "growing" : "undamped";

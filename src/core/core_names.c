@@ -231,3 +231,16 @@ const char* hy_bulk_law_name(hy_bulk_law law) {
   if ((int)law < 0 || (int)law >= COUNT_(bulk_names)) return "unknown";
   return bulk_names[law];
 }
+
+//----- directional valves' spools --------------------------------------------------------------
+
+static const char* const spool_names[] = {
+    [HY_SPOOL_FIRST_ORDER] = "first_order",
+    [HY_SPOOL_NONE] = "none",
+    [HY_SPOOL_SECOND_ORDER] = "second_order",
+};
+
+const char* hy_spool_name(hy_spool_dynamics kind) {
+  if ((int)kind < 0 || (int)kind >= COUNT_(spool_names)) return "unknown";
+  return spool_names[kind];
+}

@@ -121,9 +121,10 @@ hy_status hy_cosim_refuse_friction_states(const hy_model* m, hy_error* err);
 
 // Circuit `circ` of m as a subsystem, stepping with `integ` (HY_INTEG_EULER, HY_INTEG_RK4,
 // HY_INTEG_TRAPEZOIDAL) and step hh (s). Its state: time, the pressures of the circuit's volumes
-// and the spools of the valves with a volume of the circuit at a port; the inputs over the macro
-// step and the last outputs. Its cylinders are those whose piston-side chamber is in the
-// circuit, in model order (hy_cosim_hyd_cylinders). Inputs: [s_k (m) of its nc cylinders,
+// and the spool states of the valves with a volume of the circuit at a port (the positions, then
+// the second-order ones' velocities); the inputs over the macro step and the last outputs. Its
+// cylinders are those whose piston-side chamber is in the circuit, in model order
+// (hy_cosim_hyd_cylinders). Inputs: [s_k (m) of its nc cylinders,
 // s_dot_k (m/s) of its nc cylinders], 2 nc (s_dot is an input of its own, not the rate of s's
 // polynomial). Outputs at its time, with the input s and s_dot there:
 //   HY_COUPLE_VF  the cylinder forces F_k of Eqs. 33-34 (N), nc

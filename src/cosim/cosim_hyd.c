@@ -2,7 +2,8 @@
 // 3.3): one circuit of the model alone, its cylinders' lengths and rates being inputs, stepped
 // with its own integrator (forward Euler, RK4 or the trapezoidal rule) and step h_h < H. The
 // network is hydyn's (src/hyd, Eqs. 27-34), evaluated in a hydyn data of the model that serves
-// as storage only: the subsystem's state is the circuit's pressures and spools and the time.
+// as storage only: the subsystem's state is the circuit's pressures and spool states and the
+// time.
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -20,24 +21,27 @@ typedef struct hyd_sub {
   hy_cosim_coupling coupling;
   hy_integrator integ;
   double hh;
-  int nc, nv, nu;  // its cylinders, volumes, spools
+  int nc, nv, nu;  // its cylinders, volumes, valves
+  int ns;          // its spool states: the valves' positions, the second-order ones' velocities
   int* cyl;        // model indices of its cylinders                                (nc)
   int* vol;        // model indices of the circuit's volumes                         (nv)
   int* vlv;        // model indices of the valves with a port on the circuit         (nu)
+  int* spool;      // indices in d->U of their spool states                          (ns)
   double t0;       // start of the inputs' polynomials (s)
   double* coef;    // [s of every cylinder, s_dot of every cylinder], c0 c1 c2 each  (6 nc)
   double* y;       // the outputs at d->time                                         (nout)
   hy_hyd_work hw;  // the network's derivatives, for the trapezoidal rule's Newton tangent
   double* hw_buf;  //                                                 (hy_hyd_work_size)
   // the step's work, none of it state
-  double* x;      // [pressures; spools] for the explicit methods                  (nv + nu)
+  double* x;      // [pressures; spool states] for the explicit methods            (nv + ns)
   double* xwork;  // their workspace                          (hy_integ_explicit_work_size)
   double* p0;     // pressures at the start of a trapezoidal step                  (nv)
   double* pd0;    // their rates there                                              (nv)
   double* r;      // Newton residual, then correction                               (nv)
   double* J;      // Newton tangent and its LU factors                              (nv x nv)
   int* piv;       //                                                                (nv)
-  double* keep;   // the state at the start of a step_to: time, pressures, spools  (1 + nv + nu)
+  double* keep;   // the state at the start of a step_to: time, pressures, spool
+                  // states                                                         (1 + nv + ns)
   double* geo;    // the cylinders' lengths and rates while hy_cosim_hyd_forces
                   // evaluates at others                                            (2 nc)
 } hyd_sub;
@@ -61,21 +65,23 @@ static void set_geometry(hyd_sub* hs, double t) {
 }
 
 // Seed 001 Eqs. 27-34 (hydyn's network, src/hyd) at time t, the state in d and the inputs there;
-// the derivatives into hw when not NULL.
+// the derivatives into hw when not NULL. The spools' rates first, which also puts a spool without
+// dynamics at its reference.
 static void evaluate(hyd_sub* hs, double t, hy_hyd_work* hw) {
   hs->d->time = t;
   set_geometry(hs, t);
+  hy_hyd_spool_rates(hs->m, hs->d);
   hy_hyd_evaluate(hs->m, hs->d, hw);
 }
 
 static void gather_state(const hyd_sub* hs, double* x) {
   for (int i = 0; i < hs->nv; i++) x[i] = hs->d->p[hs->vol[i]];
-  for (int j = 0; j < hs->nu; j++) x[hs->nv + j] = hs->d->U[hs->vlv[j]];
+  for (int j = 0; j < hs->ns; j++) x[hs->nv + j] = hs->d->U[hs->spool[j]];
 }
 
 static void scatter_state(hyd_sub* hs, const double* x) {
   for (int i = 0; i < hs->nv; i++) hs->d->p[hs->vol[i]] = x[i];
-  for (int j = 0; j < hs->nu; j++) hs->d->U[hs->vlv[j]] = x[hs->nv + j];
+  for (int j = 0; j < hs->ns; j++) hs->d->U[hs->spool[j]] = x[hs->nv + j];
 }
 
 // The outputs at the state evaluated last.
@@ -96,7 +102,6 @@ static void gather_outputs(hyd_sub* hs) {
 // The whole evaluation at the current state and time, for records and outputs.
 static void evaluate_outputs(hyd_sub* hs) {
   evaluate(hs, hs->d->time, NULL);
-  hy_hyd_spool_rates(hs->m, hs->d);
   gather_outputs(hs);
 }
 
@@ -108,16 +113,15 @@ static hy_status rhs(void* ctx, double t, const double* x, double* xdot) {
   hyd_sub* hs = ctx;
   scatter_state(hs, x);
   evaluate(hs, t, NULL);
-  hy_hyd_spool_rates(hs->m, hs->d);
   for (int i = 0; i < hs->nv; i++) xdot[i] = hs->d->pd[hs->vol[i]];
-  for (int j = 0; j < hs->nu; j++) xdot[hs->nv + j] = hs->d->Ud[hs->vlv[j]];
+  for (int j = 0; j < hs->ns; j++) xdot[hs->nv + j] = hs->d->Ud[hs->spool[j]];
   return HY_OK;
 }
 
 static hy_status explicit_step(hyd_sub* hs, double t, double h) {
   gather_state(hs, hs->x);
   const hy_status st =
-      hy_integ_explicit_step(hs->integ, 0, hs->nv + hs->nu, t, h, hs->x, NULL, rhs, hs, hs->xwork);
+      hy_integ_explicit_step(hs->integ, 0, hs->nv + hs->ns, t, h, hs->x, NULL, rhs, hs, hs->xwork);
   if (st != HY_OK) {
     return HY_FAIL(&hs->sub.err, st,
                    "hydraulics: the %s step t = %.9g -> %.9g s failed (%s): h_h too large for "
@@ -132,7 +136,8 @@ static hy_status explicit_step(hyd_sub* hs, double t, double h) {
 // The trapezoidal rule p1 = p0 + h/2 (p_dot(t0, p0) + p_dot(t1, p1)) (seed 000 Sect. 4 on the
 // pressures alone, seed 001 Sect. 3.3 "TR"), solved by Newton-Raphson with the analytic
 // d p_dot / d p of src/hyd, to the monolithic pressure tolerance. The spools do not depend on
-// the pressures: their lag (seed 001 Eq. 32) is stepped first, in closed form.
+// the pressures: their dynamics (seed 001 Eq. 32, or the second order) are stepped first, in
+// closed form.
 static hy_status trapezoidal_step(hyd_sub* hs, double t, double h) {
   const hy_model* m = hs->m;
   hy_data* d = hs->d;
@@ -144,9 +149,9 @@ static hy_status trapezoidal_step(hyd_sub* hs, double t, double h) {
     hs->pd0[i] = d->pd[hs->vol[i]];
   }
   for (int j = 0; j < hs->nu; j++) {
-    const int v = hs->vlv[j];
-    d->U[v] = hy_hyd_spool_lag_step(d->U[v], hy_hyd_spool_reference(m, v, t),
-                                    hy_hyd_spool_reference(m, v, t1), h, m->vlv_tau[v]);
+    const int v = hs->vlv[j], iw = m->vlv_vadr[v];
+    hy_hyd_spool_step(m, d, v, d->U[v], iw >= 0 ? d->U[iw] : 0.0,
+                      hy_hyd_spool_reference(m, d, v, t), hy_hyd_spool_reference(m, d, v, t1), h);
   }
   // predictor: forward Euler
   for (int i = 0; i < nv; i++) d->p[hs->vol[i]] = hs->p0[i] + h * hs->pd0[i];
@@ -232,7 +237,6 @@ static hy_status hyd_step_to(hy_cosim_sub* s, double t) {
     d->time = hs->keep[0];
     scatter_state(hs, hs->keep + 1);
     evaluate(hs, d->time, NULL);
-    hy_hyd_spool_rates(hs->m, d);
     return st;
   }
   d->time = t;
@@ -246,17 +250,17 @@ static void hyd_outputs(const hy_cosim_sub* s, double* y) {
 
 static double hyd_time(const hy_cosim_sub* s) { return self_of(s)->d->time; }
 
-// [time | pressures (nv) | spools (nu) | t0 | coefficients (3 nin) | outputs (nout)]
+// [time | pressures (nv) | spool states (ns) | t0 | coefficients (3 nin) | outputs (nout)]
 static int hyd_state_size(const hy_cosim_sub* s) {
   const hyd_sub* hs = self_of(s);
-  return 1 + hs->nv + hs->nu + 1 + 3 * s->nin + s->nout;
+  return 1 + hs->nv + hs->ns + 1 + 3 * s->nin + s->nout;
 }
 
 static void hyd_save(const hy_cosim_sub* s, double* buf) {
   const hyd_sub* hs = self_of(s);
   *buf++ = hs->d->time;
   gather_state(hs, buf);
-  buf += hs->nv + hs->nu;
+  buf += hs->nv + hs->ns;
   *buf++ = hs->t0;
   memcpy(buf, hs->coef, sizeof(double) * 3 * (size_t)s->nin);
   buf += 3 * s->nin;
@@ -274,13 +278,12 @@ static hy_status hyd_restore(hy_cosim_sub* s, const double* buf) {
   }
   hs->d->time = *buf++;
   scatter_state(hs, buf);
-  buf += hs->nv + hs->nu;
+  buf += hs->nv + hs->ns;
   hs->t0 = *buf++;
   memcpy(hs->coef, buf, sizeof(double) * 3 * (size_t)s->nin);
   buf += 3 * s->nin;
   // the records of the data at the restored state; the outputs as saved
   evaluate(hs, hs->d->time, NULL);
-  hy_hyd_spool_rates(hs->m, hs->d);
   memcpy(hs->y, buf, sizeof(double) * (size_t)s->nout);
   return HY_OK;
 }
@@ -310,22 +313,24 @@ static const hy_cosim_sub_ops hyd_ops = {
 // Lays the arrays out from base (when not NULL) and returns the bytes they take.
 static size_t layout(hyd_sub* hs, const hy_model* m, int nin, int nout, unsigned char* base) {
   const size_t nc = (size_t)hs->nc, nv = (size_t)hs->nv, nu = (size_t)hs->nu;
+  const size_t ns = (size_t)hs->ns;
   size_t at = 0;
 #define TAKE(field, bytes) HY_LAYOUT_TAKE(base, at, field, bytes)
   TAKE(hs->cyl, hy_ints(nc));
   TAKE(hs->vol, hy_ints(nv));
   TAKE(hs->vlv, hy_ints(nu));
+  TAKE(hs->spool, hy_ints(ns));
   TAKE(hs->coef, hy_doubles(3 * (size_t)nin));
   TAKE(hs->y, hy_doubles((size_t)nout));
   TAKE(hs->hw_buf, hy_doubles(hy_hyd_work_size(m)));
-  TAKE(hs->x, hy_doubles(nv + nu));
-  TAKE(hs->xwork, hy_doubles(hy_integ_explicit_work_size(HY_INTEG_RK4, (int)(nv + nu))));
+  TAKE(hs->x, hy_doubles(nv + ns));
+  TAKE(hs->xwork, hy_doubles(hy_integ_explicit_work_size(HY_INTEG_RK4, (int)(nv + ns))));
   TAKE(hs->p0, hy_doubles(nv));
   TAKE(hs->pd0, hy_doubles(nv));
   TAKE(hs->r, hy_doubles(nv));
   TAKE(hs->J, hy_doubles(nv * nv));
   TAKE(hs->piv, hy_ints(nv));
-  TAKE(hs->keep, hy_doubles(1 + nv + nu));
+  TAKE(hs->keep, hy_doubles(1 + nv + ns));
   TAKE(hs->geo, hy_doubles(2 * nc));
 #undef TAKE
   return at;
@@ -369,7 +374,11 @@ hy_status hy_cosim_hyd_make(const hy_model* m, int circ, hy_cosim_coupling c, hy
   hyd_sub probe = {.nc = 0};
   for (int k = 0; k < m->sizes.ncyl; k++) probe.nc += m->vol_circ[m->cyl_vol_a[k]] == circ;
   for (int v = 0; v < m->sizes.nvol; v++) probe.nv += m->vol_circ[v] == circ;
-  for (int v = 0; v < m->sizes.nvlv; v++) probe.nu += valve_in_circuit(m, v, circ);
+  for (int v = 0; v < m->sizes.nvlv; v++) {
+    const int in = valve_in_circuit(m, v, circ);
+    probe.nu += in;
+    probe.ns += in * (1 + (m->vlv_vadr[v] >= 0));
+  }
   if (probe.nc == 0) {
     return HY_FAIL(err, HY_ERR_MODEL,
                    "circuit '%s' of model '%s' drives no cylinder: nothing couples it to the "
@@ -418,6 +427,13 @@ hy_status hy_cosim_hyd_make(const hy_model* m, int circ, hy_cosim_coupling c, hy
   }
   for (int v = 0; v < mc->sizes.nvlv; v++) {
     if (valve_in_circuit(mc, v, circ)) hs->vlv[ku++] = v;
+  }
+  // in the order of d->U: the positions, then the velocities
+  int ks = ku;
+  for (int j = 0; j < ku; j++) hs->spool[j] = hs->vlv[j];
+  for (int j = 0; j < ku; j++) {
+    const int iw = mc->vlv_vadr[hs->vlv[j]];
+    if (iw >= 0) hs->spool[ks++] = iw;
   }
   // the inputs hold the monolithic initial state's geometry until the manager sets them
   hs->t0 = d->time;

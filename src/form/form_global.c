@@ -110,7 +110,7 @@ static size_t layout(global* g, const hy_model* m, unsigned char* base) {
   TAKE(lam_k, hy_doubles(ng));
   TAKE(p_k, hy_doubles(nv));
   TAKE(pd_k, hy_doubles(nv));
-  TAKE(U_k, hy_doubles((size_t)m->sizes.nvlv));
+  TAKE(U_k, hy_doubles((size_t)m->sizes.nspool));
 #undef TAKE
   if (g) {
     g->nb = (int)nb;
@@ -659,7 +659,7 @@ static void keep_start(hy_form* f) {
   memcpy(g->lam_k, g->lam, sizeof(double) * (size_t)g->ng);
   memcpy(g->p_k, d->p, sizeof(double) * nv);
   memcpy(g->pd_k, d->pd, sizeof(double) * nv);
-  memcpy(g->U_k, d->U, sizeof(double) * (size_t)f->m->sizes.nvlv);
+  memcpy(g->U_k, d->U, sizeof(double) * (size_t)f->m->sizes.nspool);
 }
 
 // Back to the start of a failed step, outputs included.
@@ -673,7 +673,7 @@ static void back_to_start(hy_form* f, double t_k) {
   memcpy(g->qdd, g->qdd_k, sizeof(double) * nq);
   memcpy(g->lam, g->lam_k, sizeof(double) * (size_t)g->ng);
   memcpy(d->p, g->p_k, sizeof(double) * nv);
-  memcpy(d->U, g->U_k, sizeof(double) * (size_t)f->m->sizes.nvlv);
+  memcpy(d->U, g->U_k, sizeof(double) * (size_t)f->m->sizes.nspool);
   d->time = t_k;
   outputs(f, g->pd_k);
   d->err = keep;
@@ -700,8 +700,10 @@ static hy_status ali1_step(hy_form* f, double h) {
     g->q[i] += h * g->qd[i];
   }
   for (int v = 0; v < g->nv; v++) d->p[v] += h * d->pd[v];
-  for (int v = 0; v < m->sizes.nvlv; v++) d->U[v] += h * d->Ud[v];
+  for (int v = 0; v < m->sizes.nspool; v++) d->U[v] += h * d->Ud[v];
   d->time = t_k + h;
+  // the spools without dynamics at their reference at the new time (spool: none)
+  if (m->sizes.nvlv > 0) hy_hyd_spool_rates(m, d);
   hy_status st = HY_OK;
   if (!all_finite(g->q, g->nq) || !all_finite(g->qd, g->nq) || !all_finite(d->p, g->nv)) {
     st = HY_FAIL(&d->err, HY_ERR_NAN, "ali1: non-finite state after the step t = %.9g -> %.9g s",
@@ -874,10 +876,13 @@ static void ali3p_begin(hy_form* f, double h) {
   const int nq = g->nq, nv = g->nv;
   const double t_k = d->time;
   keep_start(f);
-  // the spools: their lag in closed form (seed 000 Eq. 27 under the trapezoidal rule)
+  // the spools: their dynamics in closed form (seed 000 Eq. 27 under the trapezoidal rule, or
+  // the second order)
   for (int v = 0; v < m->sizes.nvlv; v++) {
-    d->U[v] = hy_hyd_spool_lag_step(g->U_k[v], hy_hyd_spool_reference(m, v, t_k),
-                                    hy_hyd_spool_reference(m, v, t_k + h), h, m->vlv_tau[v]);
+    const int iw = m->vlv_vadr[v];
+    const double r0 = hy_hyd_spool_reference(m, d, v, t_k);
+    const double r1 = hy_hyd_spool_reference(m, d, v, t_k + h);
+    hy_hyd_spool_step(m, d, v, g->U_k[v], iw >= 0 ? g->U_k[iw] : 0.0, r0, r1, h);
   }
   d->time = t_k + h;
   if (m->sizes.nvlv > 0) hy_hyd_spool_rates(m, d);

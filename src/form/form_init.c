@@ -285,7 +285,8 @@ hy_status hy_form_initial_state(hy_form* f) {
   d->work_hyd = d->diss_visc = d->work_damp = d->diss_fric = 0;
   // pressures known so far (the rest follow from the equilibrium below), spools
   for (int v = 0; v < m->sizes.nvol; v++) d->p[v] = isnan(m->vol_p0[v]) ? 0 : m->vol_p0[v];
-  for (int v = 0; v < m->sizes.nvlv; v++) d->U[v] = m->vlv_U0[v];
+  // (the offsets of valves that start at rest come with the pressures, hy_hyd_initial_state)
+  if (m->sizes.nvlv > 0) hy_hyd_spool_initial(m, d);
   for (int k = 0; k < m->sizes.nfric; k++) d->w[k] = 0;  // hy_hyd_initial_state sets them last
   hy_form_evaluate_state(f);
   // choose the partition, close the loops from the given coordinates keeping the independent

@@ -117,7 +117,7 @@ double hy_hyd_pump_flow(const hy_model* m, int i, double t, double dp, double* e
 // relief valves, pumps with their displacement fractions), d->pd, the friction states' rates d->wd, the cylinder force parts and
 // d->frc_force of the cylinder elements (F = F_hyd + F_visc + F_damp - F_mu).
 // With hw != NULL also the derivatives (not with respect to U: the spools are stepped apart,
-// see hy_hyd_spool_reference). Never allocates.
+// see hy_hyd_spool_step). Never allocates.
 // With d->cyl_input set (co-simulation, hydyn/sim.h) the cylinders' forces come from its
 // polynomials at d->time instead (forces; or pressures with Eqs. 33-34 at the data's s and
 // s_dot, seal friction without states included): d->pd and d->wd are 0, the flows 0, the volumes
@@ -132,14 +132,17 @@ void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw);
 // polynomials, as hy_hyd_evaluate.
 void hy_hyd_cylinder_forces(const hy_model* m, hy_data* d);
 
-// The spools follow their reference with a first-order lag, seed 000 Eq. 27:
-// U_dot = (U_ref(t) - U) / tau with tau = m->vlv_tau[v]. They do not depend on the pressures, so
-// the integrators step them apart (the trapezoidal rule in closed form) and the network
-// evaluation leaves them alone. U_ref of valve v at time t (V):
-static inline double hy_hyd_spool_reference(const hy_model* m, int v, double t) {
-  const int sig = m->vlv_sig[v];
-  return sig >= 0 ? hy_signal_eval(m, sig, t) : 0.0;
-}
+// The spools (hyd_spool.c, docs/hydraulics.md "Spool dynamics"). Valve v's command signal(t)
+// plus the offset d->vlv_u0[v] is shaped into the reference U_ref: a dead zone of half-width d
+// (0 inside, shifted by d outside) and a saturation |U_ref| <= the limit. The spool position
+// follows U_ref by its dynamics: first order (seed 000 Eq. 27), second order, or none. They do
+// not depend on the pressures, so the integrators step them apart (the trapezoidal rule in closed
+// form, hy_hyd_spool_step) and the network evaluation reads d->U as it is.
+//
+// The shaping of a command c: sat(dz(c)).
+double hy_hyd_spool_shape(const hy_model* m, int v, double c);
+// U_ref of valve v at time t (units of U).
+double hy_hyd_spool_reference(const hy_model* m, const hy_data* d, int v, double t);
 // y at the end of a step of size h from y0 for y_dot = (r(t) - y) / tau with r(t) = r0 and
 // r(t + h) = r1: the trapezoidal rule on the linear equation, solved in closed form,
 // y1 = ((1 - a) y0 + a (r0 + r1)) / (1 + a), a = h / (2 tau). The spools follow their reference
@@ -148,15 +151,30 @@ static inline double hy_hyd_spool_lag_step(double y0, double r0, double r1, doub
   const double a = h / (2.0 * tau);
   return ((1.0 - a) * y0 + a * (r0 + r1)) / (1.0 + a);
 }
-// d->Ud of Eq. 27 at d->time and d->U.
+// The trapezoidal step of size h of valve v's spool from the position u0 and, second order, the
+// velocity w0 at its start, with the references r0 and r1 at its ends: d->U and d->Ud of the
+// valve's states at the end. First order: hy_hyd_spool_lag_step; second order: the 2 x 2 linear
+// system of the rule solved in closed form; none: U = r1.
+void hy_hyd_spool_step(const hy_model* m, hy_data* d, int v, double u0, double w0, double r0,
+                       double r1, double h);
+// d->Ud at d->time and d->U; the spools without dynamics (spool: none) take their reference as
+// position first, and their rate is 0 (their U is no state: every evaluation sets it).
 void hy_hyd_spool_rates(const hy_model* m, hy_data* d);
+// The initial spool states: U0, or the reference at d->time for spool: none and initial: rest
+// (with the offset d->vlv_u0, which hy_hyd_initial_state solves for initial: rest), the
+// second-order velocities 0; then their rates.
+void hy_hyd_spool_initial(const hy_model* m, hy_data* d);
 
 // Initial pressures: volumes with a given p0 take it; for HY_CYL_INIT_EQUILIBRIUM cylinders with
 // force F (d->frc_static of the element), the rod side takes its p0 and the piston side
 // (F + p_b A_b) / A_a (seed 000 Sect. 5); every volume still unknown takes the pressure of a
 // known volume it is connected to through throttles (at rest no flow means no pressure drop);
 // a volume left unknown is an error naming it (and the pump that feeds it, if one does: a pump
-// is a flow source and fixes no pressure). U = vlv_U0.
+// is a flow source and fixes no pressure). The spools start by hy_hyd_spool_initial. With
+// valves that start at rest (initial: rest) their command offsets d->vlv_u0 and the pressures of
+// the volumes without p0 come instead from the network's equations, so that every such volume
+// and the valves' work ports have no pressure rate (docs/hydraulics.md, "Initial state"; an
+// error naming the valve when that fails).
 // The rules repeat until none applies, so a rod side known only through a throttle works too.
 // A piston side that starts inside an end damper carries F less the damper's spring force
 // (needs d->frc_len). An equilibrium cylinder whose piston side other data already fix

@@ -14,6 +14,22 @@
 // k - nvol times its signal at d->time.
 double hy_hyd_node_pressure(const hy_model* m, const hy_data* d, int k);
 
+// Valve v's command at time t, its signal alone (units of U; 0 without a signal), and the limit
+// of its reference |U_ref| (INFINITY for none; a normalized valve's at most 1) (hyd_spool.c).
+double hy_hyd_spool_command(const hy_model* m, int v, double t);
+double hy_hyd_spool_limit(const hy_model* m, int v);
+
+// The rules of hy_hyd_initial_state on the pressures in d->p, NaN for the unknown ones, repeated
+// until none applies (hyd_initial.c): an equilibrium cylinder's piston side from its rod side,
+// and, with `throttles`, the two ends of a throttle alike.
+void hy_hyd_initial_rules(const hy_model* m, hy_data* d, int throttles);
+
+// With valves that start at rest (initial: rest): their command offsets d->vlv_u0, their spools
+// at the references then, and the pressures of every volume without p0, which replace those of
+// the rules (hyd_rest.c); HY_OK at once without such a valve. Errors are HY_ERR_MODEL with the
+// valve's position, also in d->err.
+hy_status hy_hyd_rest_offsets(const hy_model* m, hy_data* d);
+
 // Oil bulk modulus in volume v at pressure p, and its slope dB/dp into *dB_dp
 // (docs/hydraulics.md, "Oil laws"). A circuit's constant and linear laws, all that models
 // without the other laws use, are evaluated here, the constant first; the other laws and a

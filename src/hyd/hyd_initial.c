@@ -17,14 +17,8 @@ static double damper_spring(const hy_model* m, const hy_data* d, int c) {
   return 0;
 }
 
-hy_status hy_hyd_initial_state(const hy_model* m, hy_data* d) {
-  const int nv = m->sizes.nvol, nc = m->sizes.ncyl, no = m->sizes.norf;
-  for (int i = 0; i < m->sizes.nvlv; i++) d->U[i] = m->vlv_U0[i];
-  hy_hyd_spool_rates(m, d);
-  // d->p doubles as the "known" marks: NaN until a rule gives the volume its pressure, so
-  // nothing is allocated
-  for (int v = 0; v < nv; v++) d->p[v] = m->vol_p0[v];
-
+void hy_hyd_initial_rules(const hy_model* m, hy_data* d, int throttles) {
+  const int nc = m->sizes.ncyl, no = throttles ? m->sizes.norf : 0;
   // Each pass applies every rule once; a pass that sets nothing ends the search, so there are
   // at most nvol + 1 passes.
   int changed = 1;
@@ -57,6 +51,17 @@ hy_status hy_hyd_initial_state(const hy_model* m, hy_data* d) {
       }
     }
   }
+}
+
+hy_status hy_hyd_initial_state(const hy_model* m, hy_data* d) {
+  const int nv = m->sizes.nvol, nc = m->sizes.ncyl;
+  hy_hyd_spool_initial(m, d);
+  // d->p doubles as the "known" marks: NaN until a rule gives the volume its pressure, so
+  // nothing is allocated
+  for (int v = 0; v < nv; v++) d->p[v] = m->vol_p0[v];
+  hy_hyd_initial_rules(m, d, 1);
+  // the valves to start at rest: their offsets and the pressures the rest of the circuit takes
+  HY_TRY(hy_hyd_rest_offsets(m, d));
 
   for (int v = 0; v < nv; v++) {
     if (!isnan(d->p[v])) continue;

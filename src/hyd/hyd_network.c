@@ -283,12 +283,3 @@ void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw) {
     evaluate_values(m, d);
   }
 }
-
-//----- spools ----------------------------------------------------------------------------------
-
-void hy_hyd_spool_rates(const hy_model* m, hy_data* d) {
-  // seed 000 Eq. 27: U_dot = (U_ref - U)/tau
-  for (int i = 0; i < m->sizes.nvlv; i++) {
-    d->Ud[i] = (hy_hyd_spool_reference(m, i, d->time) - d->U[i]) / m->vlv_tau[i];
-  }
-}

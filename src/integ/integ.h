@@ -62,7 +62,7 @@ const char* hy_ode_message(const hy_ode* o);
 //----- the trapezoidal rule on a first-order lag ------------------------------------------------
 
 // The spools' lag under the trapezoidal rule, hy_hyd_spool_lag_step (hyd.h), by the name the
-// integrators have used.
+// integrators have used (hy_hyd_spool_step steps every kind of spool).
 static inline double hy_integ_lag_step(double y0, double r0, double r1, double h, double tau) {
   return hy_hyd_spool_lag_step(y0, r0, r1, h, tau);
 }
@@ -96,7 +96,7 @@ typedef struct hy_trap {
   double* p_k;        //                                                              (ny)
   double* pd_k;       //                                                              (ny)
   double* pd_prev_k;  //                                                              (ny)
-  double* U_k;        //                                                              (nvlv)
+  double* U_k;        // the spools' states                                           (nspool)
   double* cache_k;    // the mechanics' cache (hy_mech_cache_get)                      (nbody x 3)
   double uref_t;      // the spools' references at this time are in uref (NAN: none)
   double* uref;       // (the end of the last step is the start of the next)          (nvlv)
@@ -149,7 +149,7 @@ typedef struct hy_integ {
   hy_integ_checkpoint checkpoint;
   hy_trap trap;
   // explicit methods: the state x = [z; zd; p; w; U] and its derivative
-  double* ex_x;      //                                                   (2 nz + ny + nvlv)
+  double* ex_x;      //                                                 (2 nz + ny + nspool)
   double* ex_x0;     //                                                   (same)
   double* ex_xdot;   //                                                   (same)
   double* ex_work;   // the method's workspace

@@ -19,9 +19,9 @@ static int explicit_kind(hy_integrator k) {
 // The methods that step the formulation's ODE right-hand side: fixed or variable step.
 static int ode_kind(hy_integrator k) { return explicit_kind(k) || hy_integ_is_variable(k); }
 
-// The explicit methods' state [z; zd; p; w; U].
+// The explicit methods' state [z; zd; p; w; U] (U: the spools' states, hy_sizes.nspool).
 static int explicit_n(const hy_model* m) {
-  return 2 * m->sizes.nz + m->sizes.nvol + m->sizes.nfric + m->sizes.nvlv;
+  return 2 * m->sizes.nz + m->sizes.nvol + m->sizes.nfric + m->sizes.nspool;
 }
 
 // Walks the layout of the arrays: with base == NULL only counts the bytes.
@@ -29,6 +29,7 @@ static size_t layout(hy_integ* in, const hy_model* m, hy_integrator kind, unsign
   // ny first-order unknowns: the pressures, then the friction states
   const size_t nz = (size_t)m->sizes.nz, nv = (size_t)m->sizes.nvol + (size_t)m->sizes.nfric;
   const size_t nc = (size_t)m->sizes.ncyl, nl = (size_t)m->sizes.nvlv;
+  const size_t ns = (size_t)m->sizes.nspool;
   const size_t nx = nz + nv;
   size_t at = 0;
 #define TAKE(field, bytes) HY_LAYOUT_TAKE(base, at, field, bytes)
@@ -45,7 +46,7 @@ static size_t layout(hy_integ* in, const hy_model* m, hy_integrator kind, unsign
     TAKE(tr->p_k, hy_doubles(nv));
     TAKE(tr->pd_k, hy_doubles(nv));
     TAKE(tr->pd_prev_k, hy_doubles(nv));
-    TAKE(tr->U_k, hy_doubles(nl));
+    TAKE(tr->U_k, hy_doubles(ns));
     TAKE(tr->cache_k, hy_doubles((size_t)hy_mech_cache_size(m)));
     TAKE(tr->uref, hy_doubles(nl));
     TAKE(tr->x, hy_doubles(nx));
@@ -159,7 +160,7 @@ static void gather(const hy_form* f, const hy_data* d, double* x) {
   memcpy(x, d->z, sizeof(double) * nz);
   memcpy(x + nz, f->ops->velocities ? d->mom : d->zd, sizeof(double) * nz);
   memcpy(x + 2 * nz, d->p, sizeof(double) * ny);
-  memcpy(x + 2 * nz + ny, d->U, sizeof(double) * (size_t)m->sizes.nvlv);
+  memcpy(x + 2 * nz + ny, d->U, sizeof(double) * (size_t)m->sizes.nspool);
 }
 
 static void scatter(const hy_form* f, hy_data* d, const double* x) {
@@ -168,7 +169,7 @@ static void scatter(const hy_form* f, hy_data* d, const double* x) {
   memcpy(d->z, x, sizeof(double) * nz);
   memcpy(f->ops->velocities ? d->mom : d->zd, x + nz, sizeof(double) * nz);
   memcpy(d->p, x + 2 * nz, sizeof(double) * ny);
-  memcpy(d->U, x + 2 * nz + ny, sizeof(double) * (size_t)m->sizes.nvlv);
+  memcpy(d->U, x + 2 * nz + ny, sizeof(double) * (size_t)m->sizes.nspool);
 }
 
 // The rates [zd; zdd; p_dot; w_dot; U_dot] the last evaluation left in d ([zd; mom_d; ...] for a
@@ -179,7 +180,7 @@ static void gather_rates(const hy_form* f, const hy_data* d, double* xdot) {
   memcpy(xdot, d->zd, sizeof(double) * nz);
   memcpy(xdot + nz, f->ops->velocities ? d->mom_d : d->zdd, sizeof(double) * nz);
   memcpy(xdot + 2 * nz, d->pd, sizeof(double) * ny);
-  memcpy(xdot + 2 * nz + ny, d->Ud, sizeof(double) * (size_t)m->sizes.nvlv);
+  memcpy(xdot + 2 * nz + ny, d->Ud, sizeof(double) * (size_t)m->sizes.nspool);
 }
 
 // The formulation's ODE seen by the explicit methods.
@@ -214,7 +215,8 @@ static hy_status explicit_step(hy_integ* in, hy_form* f, double dt) {
               hy_integrator_name(in->kind), t0, t0 + dt, hy_ode_message(in->ode));
     }
   } else {
-    st = hy_integ_explicit_step(in->kind, m->sizes.nz, (int)hy_integ_first_order(m) + m->sizes.nvlv,
+    st = hy_integ_explicit_step(in->kind, m->sizes.nz,
+                                (int)hy_integ_first_order(m) + m->sizes.nspool,
                                 t0, dt, in->ex_x, in->ex_xdot, ode_rhs, f, in->ex_work);
   }
   if (st == HY_OK) {

@@ -1,6 +1,6 @@
 // The trapezoidal rule with Newton-Raphson, seed 000_c866e3283107e8a4.txt Sect. 4: the
 // predictors and the trapezoidal relations of the unknowns (Eqs. 33-34), the closed-form step of
-// the spools' first-order lag (Eq. 27), the residual rows of the pressures and of the seals'
+// the spools (Eq. 27 and the second order), the residual rows of the pressures and of the seals'
 // friction states (seed 002 Eqs. 38-40, 47), the Newton iteration (Eq. 37) over the unknowns
 // [mechanical | pressures | friction states] with one tolerance per segment, and the tangent in
 // blocks (the first-order unknowns eliminated, Eqs. 38-39 differentiated) or by finite
@@ -82,7 +82,7 @@ void hy_trap_begin(hy_integ* in, hy_form* f, double h, double t_end) {
   f->step.w_vel = 0.5 * h;
   f->step.w_pos = 0.25 * h * h;
   f->step.tol_pos = newton_tolerance(m, m->opt.tol_pos, m->opt.error_tol_pos);
-  HY_COPY(m->sizes.nvlv, tr->U_k, d->U);
+  HY_COPY(m->sizes.nspool, tr->U_k, d->U);
   hy_mech_cache_get(m, f->mech, tr->cache_k);
   f->ops->begin(f);
   HY_SIZED(nz, predict_coordinates_n, h, d, tr);
@@ -96,17 +96,16 @@ void hy_trap_begin(hy_integ* in, hy_form* f, double h, double t_end) {
   }
   HY_SIZED(nv, predict_pressures_n, h, d, tr, tr->x + tr->nm);
   if (m->opt.error_control != HY_ERRCTL_NONE) HY_COPY(tr->n, tr->x_pred, tr->x);
-  // the spools' first-order lag U_dot = (U_ref - U) / tau (seed 000 Eq. 27) is linear and
-  // independent of the other unknowns: the trapezoidal rule solves it in closed form
-  // (the reference at the start of a step is the one the step before looked up at its end)
+  // the spools' dynamics (seed 000 Eq. 27, or the second order) are linear and independent of
+  // the other unknowns: the trapezoidal rule solves them in closed form (the reference at the
+  // start of a step is the one the step before looked up at its end)
   const double t0 = d->time;
   const int known = t0 == tr->uref_t;
   for (int i = 0; i < m->sizes.nvlv; i++) {
-    const double tau = m->vlv_tau[i];
-    const double r0 = known ? tr->uref[i] : hy_hyd_spool_reference(m, i, t0);
-    const double r1 = hy_hyd_spool_reference(m, i, t_end);
-    d->U[i] = hy_integ_lag_step(tr->U_k[i], r0, r1, h, tau);
-    d->Ud[i] = (r1 - d->U[i]) / tau;
+    const double r0 = known ? tr->uref[i] : hy_hyd_spool_reference(m, d, i, t0);
+    const double r1 = hy_hyd_spool_reference(m, d, i, t_end);
+    const int iw = m->vlv_vadr[i];
+    hy_hyd_spool_step(m, d, i, tr->U_k[i], iw >= 0 ? tr->U_k[iw] : 0.0, r0, r1, h);
     tr->uref[i] = r1;
   }
   tr->uref_t = t_end;
@@ -401,7 +400,7 @@ void hy_trap_abort(hy_integ* in, hy_form* f) {
   memcpy(d->zdd, tr->zdd_k, sizeof(double) * nz);
   memcpy(d->p, tr->p_k, sizeof(double) * nv);
   memcpy(tr->pd_prev, tr->pd_prev_k, sizeof(double) * nv);
-  memcpy(d->U, tr->U_k, sizeof(double) * (size_t)m->sizes.nvlv);
+  memcpy(d->U, tr->U_k, sizeof(double) * (size_t)m->sizes.nspool);
   hy_form_refresh(f);
   f->ops->abort(f);
   memcpy(d->pd, tr->pd_k, sizeof(double) * nv);

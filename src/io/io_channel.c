@@ -131,7 +131,9 @@ static void build(builder* b, const hy_model* m, const hy_data* d) {
     add_double(b, 1, "Pa", "volume pressure", d->p + v, "p:", NAME(m->vol_name, v));
   }
   for (int v = 0; v < sz->nvlv; v++) {
-    add_double(b, 1, "V", "directional valve spool position", d->U + v, "U:",
+    // in V, or as the fraction of the full opening (units: normalized)
+    const int norm = m->vlv_units[v] == HY_VALVE_NORMALIZED;
+    add_double(b, 1, norm ? "" : "V", "directional valve spool position", d->U + v, "U:",
                NAME(m->vlv_name, v));
   }
   for (int k = 0; k < sz->ncyl; k++) {
@@ -274,7 +276,9 @@ static void build(builder* b, const hy_model* m, const hy_data* d) {
                "p_gas:", NAME(m->acc_name, k));
   }
   for (int v = 0; v < sz->nvlv; v++) {
-    add_double(b, 0, "V/s", "spool velocity", d->Ud + v, "Ud:", NAME(m->vlv_name, v));
+    const int norm = m->vlv_units[v] == HY_VALVE_NORMALIZED;
+    add_double(b, 0, norm ? "1/s" : "V/s", "spool velocity", d->Ud + v, "Ud:",
+               NAME(m->vlv_name, v));
   }
   for (int k = 0; k < sz->ncyl; k++) {
     add_double(b, 0, "N", "cylinder viscous force -c s_dot", d->cyl_F_visc + k, "F_visc:",

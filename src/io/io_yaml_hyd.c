@@ -412,11 +412,67 @@ static hy_status load_throttles(hy_io_loader* ld, const hy_io_item* cit, const h
   return HY_OK;
 }
 
+// A key that the valve's other settings give no meaning (a time constant of a second-order
+// spool would otherwise be ignored without a word).
+static hy_status refuse_meaningless(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
+                                    const char* key, const char* why) {
+  if (!hy_io_map_val(n, key)) return HY_OK;
+  return HY_IO_FAIL_AT(ld, hy_io_map_key(n, key), "%s: '%s' has no meaning with %s", it->where,
+                       key, why);
+}
+
+// The spool's dynamics, input shaping, units and initial position (docs/hydraulics.md, "Spool
+// dynamics"); the ranges are hy_model_check's.
+static hy_status load_spool(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
+                            hy_valve_def* d) {
+  // in the order of hy_spool_dynamics, hy_valve_units and hy_valve_init
+  static const char* const spools[] = {"first_order", "none", "second_order", NULL};
+  static const char* const units[] = {"volts", "normalized", NULL};
+  static const char* const inits[] = {"given", "rest", NULL};
+  int k;
+  if (hy_io_map_val(n, "spool")) {
+    HY_TRY(hy_io_get_enum(ld, it->where, HY_IO_KEY(n, "spool"), spools, &k));
+    d->spool = (hy_spool_dynamics)k;
+  }
+  if (d->spool == HY_SPOOL_FIRST_ORDER) {
+    HY_TRY(hy_io_require_number(ld, it, n, "tau",
+                                "a positive number, s (or spool: none | second_order)", &d->tau));
+  } else {
+    const char* why = d->spool == HY_SPOOL_NONE ? "spool: none" : "spool: second_order";
+    HY_TRY(refuse_meaningless(ld, it, n, "tau", why));
+  }
+  if (d->spool == HY_SPOOL_SECOND_ORDER) {
+    HY_TRY(hy_io_require_number(ld, it, n, "natural_frequency", "a positive number, Hz",
+                                &d->natural_frequency));
+    HY_TRY(hy_io_require_number(ld, it, n, "damping_ratio", "a non-negative number, -",
+                                &d->damping_ratio));
+  } else {
+    const char* why = d->spool == HY_SPOOL_NONE ? "spool: none" : "a first-order spool";
+    HY_TRY(refuse_meaningless(ld, it, n, "natural_frequency", why));
+    HY_TRY(refuse_meaningless(ld, it, n, "damping_ratio", why));
+  }
+  HY_TRY(opt_number(ld, it, n, "saturation", &d->saturation));
+  HY_TRY(opt_number(ld, it, n, "dead_zone", &d->dead_zone));
+  if (hy_io_map_val(n, "units")) {
+    HY_TRY(hy_io_get_enum(ld, it->where, HY_IO_KEY(n, "units"), units, &k));
+    d->units = (hy_valve_units)k;
+  }
+  if (hy_io_map_val(n, "initial")) {
+    HY_TRY(hy_io_get_enum(ld, it->where, HY_IO_KEY(n, "initial"), inits, &k));
+    d->init = (hy_valve_init)k;
+  }
+  // U(0) is the reference then: with the solved offset, or at every instant
+  if (d->init == HY_VALVE_INIT_REST) return refuse_meaningless(ld, it, n, "U0", "initial: rest");
+  if (d->spool == HY_SPOOL_NONE) return refuse_meaningless(ld, it, n, "U0", "spool: none");
+  return opt_number(ld, it, n, "U0", &d->U0);
+}
+
 static hy_status load_valves(hy_io_loader* ld, const hy_io_item* cit, const hy_io_node* cn) {
-  static const char* const keys[] = {"name",   "P",      "T",     "A",       "B",
-                                     "cv",     "tau",    "dp_lim", "U0",     "signal",
-                                     "centre", "U_max",  "overlap", "leakage", "cv_centre",
-                                     NULL};
+  static const char* const keys[] = {
+      "name",    "P",         "T",       "A",         "B",       "cv",
+      "tau",     "dp_lim",    "U0",      "signal",    "centre",  "U_max",
+      "overlap", "leakage",   "cv_centre", "spool",   "natural_frequency", "damping_ratio",
+      "saturation", "dead_zone", "units", "initial",  NULL};
   static const char* const centres[] = {"closed", "open", "tandem", "float", NULL};
   const hy_io_node* list;
   HY_TRY(get_sublist(ld, cit, cn, "valves", "valves", &list));
@@ -432,11 +488,8 @@ static hy_status load_valves(hy_io_loader* ld, const hy_io_item* cit, const hy_i
     HY_TRY(hy_io_require_name(ld, &it, n, "A", "a volume or source name", d.A));
     HY_TRY(hy_io_require_name(ld, &it, n, "B", "a volume or source name", d.B));
     HY_TRY(hy_io_require_number(ld, &it, n, "cv", "a positive number, m^3/(s V sqrt(Pa))", &d.cv));
-    HY_TRY(hy_io_require_number(ld, &it, n, "tau", "a positive number, s", &d.tau));
     HY_TRY(opt_number(ld, &it, n, "dp_lim", &d.dp_lim));
-    if (hy_io_map_val(n, "U0")) {
-      HY_TRY(hy_io_get_number(ld, it.where, HY_IO_KEY(n, "U0"), &d.U0));
-    }
+    HY_TRY(load_spool(ld, &it, n, &d));
     if (hy_io_map_val(n, "signal")) {
       HY_TRY(hy_io_get_name(ld, it.where, HY_IO_KEY(n, "signal"), d.signal));
     }

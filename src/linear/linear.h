@@ -29,7 +29,7 @@ typedef struct hy_linear {
   int nq;        // coordinates among the states (reduced: ndof; counterpart: nz)
   int nv;        // velocities among the states (reduced: ndof - l, those of the first nv
                  // coordinates, x_ai; counterpart: nz)
-  int np, nw, nu;  // pressures, friction states, spools
+  int np, nw, nu;  // pressures, friction states, spool states (hy_sizes.nspool)
   int* coord;    // the relative coordinate of each of the nq                        (nq)
   double* J;     // d x_dot / d x, row-major                                          (n x n)
   double* x;     // the reference state                                               (n)

@@ -27,12 +27,13 @@ typedef struct lin_ctx {
   hy_data* d;
   hy_form* f;
   hy_linear* L;
-  int nz, ndof, ny, nvlv, ncyl;
+  int nz, ndof, ny, nspool, ncyl;
   double* z_ref;   // the reference coordinates, the loop closure's start       (nz)
   double* zd_ref;  //                                                           (nz)
 } lin_ctx;
 
-// The layout [q (nq); q_dot (nv); y = [p; w] (ny); U (nvlv)]: with nonholonomic constraints the
+// The layout [q (nq); q_dot (nv); y = [p; w] (ny); U (nspool: the spools' positions, then the
+// second-order ones' velocities)]: with nonholonomic constraints the
 // reduced q are [x_ai; x_ad] and q_dot the nv = nq - l velocities of x_ai (seed 003 Eq. 61's
 // states in another order).
 static int idx_y(const lin_ctx* c) { return c->L->nq + c->L->nv; }
@@ -75,7 +76,7 @@ static hy_status set_state(lin_ctx* c, const double* x) {
     memcpy(d->zd, x + nq, sizeof(double) * (size_t)nq);
   }
   memcpy(d->p, x + idx_y(c), sizeof(double) * (size_t)c->ny);
-  memcpy(d->U, x + idx_u(c), sizeof(double) * (size_t)c->nvlv);
+  memcpy(d->U, x + idx_u(c), sizeof(double) * (size_t)c->nspool);
   return hy_form_forward(c->f);
 }
 
@@ -88,7 +89,7 @@ static hy_status rhs(lin_ctx* c, const double* x, double* xd) {
   for (int k = 0; k < nq; k++) xd[k] = d->zd[L->coord[k]];
   for (int k = 0; k < L->nv; k++) xd[nq + k] = d->zdd[L->coord[k]];
   memcpy(xd + idx_y(c), d->pd, sizeof(double) * (size_t)c->ny);
-  memcpy(xd + idx_u(c), d->Ud, sizeof(double) * (size_t)c->nvlv);
+  memcpy(xd + idx_u(c), d->Ud, sizeof(double) * (size_t)c->nspool);
   return HY_OK;
 }
 
@@ -348,11 +349,11 @@ hy_status hy_linearizer_jacobian(hy_linearizer* lz, const hy_model* m0, const hy
     c.nz = c.m->sizes.nz;
     c.ndof = c.d->ndof;
     c.ny = c.m->sizes.nvol + c.m->sizes.nfric;
-    c.nvlv = c.m->sizes.nvlv;
+    c.nspool = c.m->sizes.nspool;
     c.ncyl = c.m->sizes.ncyl;
     const int nq = method == HY_LIN_REDUCED ? c.ndof : c.nz;
     const int nv = method == HY_LIN_REDUCED ? c.ndof - c.m->sizes.nnh : c.nz;
-    const int n = nq + nv + c.ny + c.nvlv;
+    const int n = nq + nv + c.ny + c.nspool;
     c.L = alloc_linear(n, nq, nv, c.nz);
     const size_t nw = (size_t)2 * (size_t)c.nz + (size_t)9 * (size_t)n +
                       (size_t)c.ncyl * (size_t)(4 * nq + 8 + c.ny) + (size_t)nq;
@@ -366,7 +367,7 @@ hy_status hy_linearizer_jacobian(hy_linearizer* lz, const hy_model* m0, const hy
     L->t = c.d->time;
     L->np = c.m->sizes.nvol;
     L->nw = c.m->sizes.nfric;
-    L->nu = c.nvlv;
+    L->nu = c.nspool;
     c.z_ref = work;
     c.zd_ref = c.z_ref + c.nz;
     memcpy(c.z_ref, c.d->z, sizeof(double) * (size_t)c.nz);
@@ -375,7 +376,7 @@ hy_status hy_linearizer_jacobian(hy_linearizer* lz, const hy_model* m0, const hy
     for (int k = 0; k < L->nq; k++) L->x[k] = c.d->z[L->coord[k]];
     for (int k = 0; k < L->nv; k++) L->x[L->nq + k] = c.d->zd[L->coord[k]];
     memcpy(L->x + idx_y(&c), c.d->p, sizeof(double) * (size_t)c.ny);
-    memcpy(L->x + idx_u(&c), c.d->U, sizeof(double) * (size_t)c.nvlv);
+    memcpy(L->x + idx_u(&c), c.d->U, sizeof(double) * (size_t)c.nspool);
     const int n = L->n;
     double* xp = c.zd_ref + c.nz;
     double* fp = xp + n;
@@ -448,6 +449,13 @@ void hy_linear_state_name(const hy_model* m, const hy_linear* L, int i, char* bu
   } else if (i < nm + np + nw) {
     snprintf(buf, size, "w:%d", i - nm - np);
   } else {
-    snprintf(buf, size, "U:%s", m->vlv_name + (size_t)(i - nm - np - nw) * HY_NAME_MAX);
+    // a spool's position, or a second-order spool's velocity
+    const int k = i - nm - np - nw;
+    int v = k;
+    for (int j = 0; j < m->sizes.nvlv && k >= m->sizes.nvlv; j++) {
+      if (m->vlv_vadr[j] == k) v = j;
+    }
+    snprintf(buf, size, "%s:%s", k < m->sizes.nvlv ? "U" : "Ud",
+             m->vlv_name + (size_t)v * HY_NAME_MAX);
   }
 }

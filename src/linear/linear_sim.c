@@ -25,7 +25,14 @@ const char* hy_linear_state_unit(const hy_model* m, const hy_linear* L, int i) {
   }
   if (i < nm + L->np) return "Pa";
   if (i < nm + L->np + L->nw) return "";  // a bristle deflection (m) or a film thickness (-)
-  return "V";
+  // a spool's position, or a second-order spool's velocity; in V or the fraction of the opening
+  const int k = i - nm - L->np - L->nw, nl = m->sizes.nvlv;
+  int v = k;
+  for (int j = 0; j < nl && k >= nl; j++) {
+    if (m->vlv_vadr[j] == k) v = j;
+  }
+  if (m->vlv_units[v] == HY_VALVE_NORMALIZED) return k < nl ? "" : "1/s";
+  return k < nl ? "V" : "V/s";
 }
 
 void hy_linear_sim_free(hy_linear_sim* s) {

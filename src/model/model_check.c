@@ -67,6 +67,11 @@ static const range kVoltageNonneg = {0, HY_MAX_VOLTAGE, 0, 0, "V"};
 static const range kVoltagePos = {0, HY_MAX_VOLTAGE, 1, 0, "V"};
 static const range kCvNonneg = {0, HY_MAX_CV, 0, 0, "m^3/(s sqrt(Pa))"};
 static const range kLeakage = {0, HY_MAX_LEAKAGE, 0, 0, "m^3/(s Pa)"};
+static const range kOpening = {-1, 1, 0, 0, "fraction of the full opening"};
+static const range kOpeningPos = {0, 1, 1, 0, "fraction of the full opening"};
+static const range kOpeningNonneg = {0, 1, 0, 1, "fraction of the full opening"};
+static const range kFrequencyPos = {0, HY_MAX_FREQUENCY, 1, 0, "Hz"};
+static const range kDampingRatio = {0, HY_MAX_DAMPING_RATIO, 0, 0, "-"};
 static const range kDamping = {0, HY_MAX_COEFFICIENT, 0, 0, "N s/m"};
 static const range kStiffness = {0, HY_MAX_COEFFICIENT, 0, 0, "N/m"};
 static const range kForceNonneg = {0, HY_MAX_FORCE, 0, 0, "N"};
@@ -945,6 +950,44 @@ static hy_status check_valve_edges(const checker* c, hy_srcpos pos, const char* 
   return check_num(c, pos, elem, "leakage", m->vlv_leak[i], &kLeakage);
 }
 
+// A directional valve's spool (docs/hydraulics.md, "Spool dynamics"): the parameters its
+// dynamics read, the input shaping, and its initial position, in the units of its U. A
+// second-order spool's velocity state is laid out by the compiler: a model changed afterwards to
+// another order would step the wrong states.
+static hy_status check_spool(const checker* c, int i, const char* elem) {
+  const hy_model* m = c->m;
+  const hy_srcpos pos = m->vlv_src[i];
+  const int kind = m->vlv_spool[i], units = m->vlv_units[i], init = m->vlv_init[i];
+  if (kind < 0 || kind >= HY_SPOOL_COUNT) return fail(c, pos, "%s: unknown spool %d", elem, kind);
+  if (units < 0 || units >= HY_VALVE_UNITS_COUNT) {
+    return fail(c, pos, "%s: unknown units %d", elem, units);
+  }
+  if (init < 0 || init >= HY_VALVE_INIT_COUNT) {
+    return fail(c, pos, "%s: unknown initial %d", elem, init);
+  }
+  const int vadr = m->vlv_vadr[i], second = kind == HY_SPOOL_SECOND_ORDER;
+  if (second != (vadr >= 0) || (second && (vadr < m->sizes.nvlv || vadr >= m->sizes.nspool))) {
+    return fail(c, pos,
+                "%s: spool %s does not match its spool states (velocity state %d of %d): set "
+                "the spool in the specification before compiling",
+                elem, hy_spool_name((hy_spool_dynamics)kind), vadr, m->sizes.nspool);
+  }
+  if (kind == HY_SPOOL_FIRST_ORDER) HY_TRY(check_num(c, pos, elem, "tau", m->vlv_tau[i], &kTime));
+  if (second) {
+    HY_TRY(check_num(c, pos, elem, "natural_frequency", m->vlv_fn[i], &kFrequencyPos));
+    HY_TRY(check_num(c, pos, elem, "damping_ratio", m->vlv_zeta[i], &kDampingRatio));
+  }
+  const int norm = units == HY_VALVE_NORMALIZED;
+  // INFINITY is no limit (a normalized reference stays within the full opening anyway)
+  if (m->vlv_sat[i] != INFINITY) {
+    HY_TRY(check_num(c, pos, elem, "saturation", m->vlv_sat[i],
+                     norm ? &kOpeningPos : &kVoltagePos));
+  }
+  HY_TRY(check_num(c, pos, elem, "dead_zone", m->vlv_dead[i],
+                   norm ? &kOpeningNonneg : &kVoltageNonneg));
+  return check_num(c, pos, elem, "U0", m->vlv_U0[i], norm ? &kOpening : &kVoltage);
+}
+
 static hy_status check_valves(const checker* c) {
   const hy_model* m = c->m;
   for (int i = 0; i < m->sizes.norf; i++) {
@@ -966,10 +1009,10 @@ static hy_status check_valves(const checker* c) {
     char elem[96];
     elem_name(elem, sizeof elem, "valve", m->vlv_name, i);
     const hy_srcpos pos = m->vlv_src[i];
-    HY_TRY(check_num(c, pos, elem, "cv", m->vlv_cv[i], &kCvValve));
-    HY_TRY(check_num(c, pos, elem, "tau", m->vlv_tau[i], &kTime));
+    const int norm = m->vlv_units[i] == HY_VALVE_NORMALIZED;
+    HY_TRY(check_num(c, pos, elem, "cv", m->vlv_cv[i], norm ? &kCv : &kCvValve));
+    HY_TRY(check_spool(c, i, elem));
     HY_TRY(check_num(c, pos, elem, "dp_lim", m->vlv_dp_lim[i], &kDpPos));
-    HY_TRY(check_num(c, pos, elem, "U0", m->vlv_U0[i], &kVoltage));
     HY_TRY(check_valve_edges(c, pos, elem, i));
   }
   for (int i = 0; i < m->sizes.npvl; i++) {

@@ -884,6 +884,7 @@ static void fill_hyd(const hy_spec* s, hy_model* m) {
     m->orf_one_way[i] = t->one_way;
     m->orf_src[i] = t->pos;
   }
+  int nspool = s->nvalve;
   for (int i = 0; i < s->nvalve; i++) {
     const hy_valve_def* v = &s->valves[i];
     memcpy(m->vlv_name + (size_t)i * HY_NAME_MAX, v->name, HY_NAME_MAX);
@@ -893,6 +894,15 @@ static void fill_hyd(const hy_spec* s, hy_model* m) {
     m->vlv_node[4 * i + 3] = spec_node(s, v->B);
     m->vlv_cv[i] = v->cv;
     m->vlv_tau[i] = v->tau;
+    m->vlv_spool[i] = (int)v->spool;
+    m->vlv_fn[i] = v->natural_frequency;
+    m->vlv_zeta[i] = v->damping_ratio;
+    // a second-order spool's velocity follows the positions in the spool states
+    m->vlv_vadr[i] = v->spool == HY_SPOOL_SECOND_ORDER ? nspool++ : -1;
+    m->vlv_sat[i] = v->saturation;
+    m->vlv_dead[i] = v->dead_zone;
+    m->vlv_units[i] = (int)v->units;
+    m->vlv_init[i] = (int)v->init;
     m->vlv_dp_lim[i] = v->dp_lim;
     m->vlv_U0[i] = v->U0;
     m->vlv_sig[i] = v->signal[0] ? hy_model_signal(m, v->signal) : -1;
@@ -1263,6 +1273,8 @@ hy_status hy_model_compile(const hy_spec* s_def, hy_model** out, hy_error* err) 
   }
   int nfric = 0;
   for (int k = 0; k < s->ncylinder; k++) nfric += hy_friction_nstates(s->cylinders[k].friction.law);
+  int nspool = s->nvalve;
+  for (int k = 0; k < s->nvalve; k++) nspool += s->valves[k].spool == HY_SPOOL_SECOND_ORDER;
   hy_sizes sz = {.nbody = nb,
                  .nz = nb,
                  .ngimbal = x.ngimbal,
@@ -1283,6 +1295,7 @@ hy_status hy_model_compile(const hy_spec* s_def, hy_model** out, hy_error* err) 
                  .npump = s->npump,
                  .norf = s->nthrottle,
                  .nvlv = s->nvalve,
+                 .nspool = nspool,
                  .npvl = s->npvalve,
                  .ncyl = s->ncylinder,
                  .nfric = nfric};

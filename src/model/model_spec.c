@@ -156,6 +156,10 @@ hy_valve_def hy_valve_def_default(void) {
   memset(&d, 0, sizeof d);
   d.dp_lim = kDefaultDpLim;
   d.centre = HY_CENTRE_CLOSED;
+  d.spool = HY_SPOOL_FIRST_ORDER;
+  d.saturation = INFINITY;
+  d.units = HY_VALVE_VOLTS;
+  d.init = HY_VALVE_INIT_GIVEN;
   return d;
 }
 

@@ -63,8 +63,10 @@ static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator in
     d->w = d->p + nv;
     d->wd = d->pd + nv;
   }
-  TAKE(d->U, hy_doubles(nvl));
-  TAKE(d->Ud, hy_doubles(nvl));
+  // the spools' positions, then the second-order spools' velocities (hy_sizes.nspool)
+  TAKE(d->U, hy_doubles((size_t)sz->nspool));
+  TAKE(d->Ud, hy_doubles((size_t)sz->nspool));
+  TAKE(d->vlv_u0, hy_doubles(nvl));
   TAKE(d->vol_V, hy_doubles(nv));
   TAKE(d->vol_Be, hy_doubles(nv));
   TAKE(d->orf_q, hy_doubles((size_t)sz->norf));
@@ -104,7 +106,7 @@ static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator in
 
 static int sizes_safe(const hy_sizes* s) {
   const int v[] = {s->nbody, s->nz, s->nmrk, s->neq, s->nfrc, s->nvol, s->ncyl, s->nvlv,
-                   s->norf, s->npvl, s->npump, s->nfric};
+                   s->nspool, s->norf, s->npvl, s->npump, s->nfric};
   for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
     if (v[i] < 0 || v[i] > SIZE_SAFE) return 0;
   }

@@ -26,7 +26,7 @@ static int segment_size(const hy_model* m, const hy_form_ops* ops, unsigned seg)
     case HY_STATE_POS:
     case HY_STATE_VEL: return m->sizes.nz;
     case HY_STATE_PRES: return m->sizes.nvol;
-    case HY_STATE_SPOOL: return m->sizes.nvlv;
+    case HY_STATE_SPOOL: return m->sizes.nspool;
     case HY_STATE_FRIC: return m->sizes.nfric;
     case HY_STATE_HIST: return hist_size(m, ops);
     default: return 0;
@@ -123,7 +123,7 @@ hy_status hy_state_get(const hy_model* m, const hy_data* d, unsigned segments, d
   if (segments & HY_STATE_POS) buf = put(buf, d->z, m->sizes.nz);
   if (segments & HY_STATE_VEL) buf = put(buf, d->zd, m->sizes.nz);
   if (segments & HY_STATE_PRES) buf = put(buf, d->p, m->sizes.nvol);
-  if (segments & HY_STATE_SPOOL) buf = put(buf, d->U, m->sizes.nvlv);
+  if (segments & HY_STATE_SPOOL) buf = put(buf, d->U, m->sizes.nspool);
   if (segments & HY_STATE_FRIC) buf = put(buf, d->w, m->sizes.nfric);
   if (segments & HY_STATE_HIST) hist_get(m, d, buf);
   return HY_OK;
@@ -207,7 +207,7 @@ hy_status hy_state_set(const hy_model* m, hy_data* d, unsigned segments, const d
   if (segments & HY_STATE_POS) p = take(p, d->z, m->sizes.nz);
   if (segments & HY_STATE_VEL) p = take(p, d->zd, m->sizes.nz);
   if (segments & HY_STATE_PRES) p = take(p, d->p, m->sizes.nvol);
-  if (segments & HY_STATE_SPOOL) p = take(p, d->U, m->sizes.nvlv);
+  if (segments & HY_STATE_SPOOL) p = take(p, d->U, m->sizes.nspool);
   if (segments & HY_STATE_FRIC) p = take(p, d->w, m->sizes.nfric);
   if (segments & HY_STATE_HIST) {
     // the outputs at the state, then the history once more: the evaluation writes some of it

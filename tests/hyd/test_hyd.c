@@ -281,8 +281,8 @@ static void hdata_make(const hy_model* m, hdata* h) {
   const size_t nv = (size_t)m->sizes.nvol, nl = (size_t)m->sizes.nvlv;
   const size_t nc = (size_t)m->sizes.ncyl, nf = (size_t)m->sizes.nfrc;
   const size_t no = (size_t)m->sizes.norf, npv = (size_t)m->sizes.npvl;
-  const size_t nw = (size_t)m->sizes.nfric;
-  const size_t n = 4 * nf + 4 * nv + 2 * nw + 2 * nl + no + HY_VALVE_PATHS * nl + npv + 6 * nc;
+  const size_t nw = (size_t)m->sizes.nfric, ns = (size_t)m->sizes.nspool;
+  const size_t n = 4 * nf + 4 * nv + 2 * nw + 2 * ns + nl + no + HY_VALVE_PATHS * nl + npv + 6 * nc;
   h->buf = calloc(n + 1, sizeof(double));
   ck_assert_ptr_nonnull(h->buf);
   double* q = h->buf;
@@ -299,8 +299,9 @@ static void hdata_make(const hy_model* m, hdata* h) {
   h->d.wd = h->d.pd + nv;
   TAKE(vol_V, nv)
   TAKE(vol_Be, nv)
-  TAKE(U, nl)
-  TAKE(Ud, nl)
+  TAKE(U, ns)
+  TAKE(Ud, ns)
+  TAKE(vlv_u0, nl)
   TAKE(orf_q, no)
   TAKE(vlv_q, HY_VALVE_PATHS * nl)
   TAKE(pvl_q, npv)
@@ -688,9 +689,9 @@ START_TEST(test_spool_rates) {
   set_state(m, &hd, p, 2.5, kS0, 0);
   hy_hyd_spool_rates(m, &hd.d);
   ck_assert_double_le(hy_test_relerr(hd.d.Ud[0], (10 - 2.5) / kTau, 0), 1e-15);
-  ck_assert_double_eq(hy_hyd_spool_reference(m, 0, 0.5), 10);
+  ck_assert_double_eq(hy_hyd_spool_reference(m, &hd.d, 0, 0.5), 10);
   hy_model* m0 = make_circuit(&(circuit_opts){.p0 = {5e6, 5e6, 3.5e6}});
-  ck_assert_double_eq(hy_hyd_spool_reference(m0, 0, 0.5), 0);
+  ck_assert_double_eq(hy_hyd_spool_reference(m0, &hd.d, 0, 0.5), 0);
   hdata_free(&hd);
   hy_model_free(m0);
   hy_model_free(m);
