@@ -235,7 +235,18 @@ static hy_status close_initial_loops(hy_form* f, double* z_given) {
   hy_data* d = f->d;
   const int nz = m->sizes.nz;
   memcpy(z_given, d->z, sizeof(double) * (size_t)nz);
-  if (hy_form_close_positions(f) != HY_OK) {
+  hy_status st = hy_form_close_positions(f);
+  // A 3-D loop whose equations become redundant only once it is closed (a planar linkage on a
+  // slewing column: the out-of-plane rows vanish with the gap d): at the given, rounded
+  // coordinates the gap's terms count towards the rank, and the block of those rows turns
+  // singular as the closure removes the gap. Choose again where the closure stopped.
+  for (int again = 0; st != HY_OK && again < 2; again++) {
+    hy_form_evaluate_state(f);
+    HY_TRY(hy_form_select_partition(f));
+    HY_TRY(hy_form_select_initial_partition(f));
+    st = hy_form_close_positions(f);
+  }
+  if (st != HY_OK) {
     return HY_FAIL(&d->err, HY_ERR_MODEL,
                    "the loops cannot be closed from the initial coordinates (largest "
                    "constraint residual %.3g): check z0 of the joints and the cut joints",

@@ -125,6 +125,12 @@ double hy_hyd_pump_flow(const hy_model* m, int i, double t, double dp, double* e
 // dF/ds and dF/ds_dot.
 void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw);
 
+// 1 when the circuit has only the seeds' elements: no pump, no accumulator, throttles without
+// options, the seeds' 4/3 valves (closed centre, no overlap, no leakage) and every volume on its
+// circuit's constant or linear oil law. hy_hyd_initial_state stores it in d->hyd_seed_only,
+// where the evaluation takes its copy without the options' tests (the same numbers).
+int hy_hyd_seed_only(const hy_model* m);
+
 // Only the cylinders' chamber lengths and forces (d->cyl_len_*, d->cyl_F_*, d->frc_force) at the
 // current pressures, friction states and cylinder geometry: what an accepted state needs
 // recorded once its pressures and rates are known. Flows, volumes, moduli and d->pd are left as

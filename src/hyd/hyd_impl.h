@@ -49,6 +49,19 @@ static HY_ALWAYS_INLINE double hy_hyd_oil_modulus(const hy_model* m, int v, doub
   return hy_hyd_fluid_modulus(m, v, p, dB_dp);
 }
 
+// The same for a volume known to take its circuit's constant or linear law (d->hyd_seed_only):
+// the evaluation of the seeds' circuits, as it was before the other laws.
+static HY_ALWAYS_INLINE double hy_hyd_circuit_modulus(const hy_model* m, int v, double p,
+                                                      double* dB_dp) {
+  const int c = m->vol_circ[v];
+  if (m->circ_law[c] == HY_BULK_LINEAR) {
+    *dB_dp = m->circ_law_k[c];
+    return m->circ_B_oil[c] + m->circ_law_k[c] * p;
+  }
+  *dB_dp = 0;
+  return m->circ_B_oil[c];
+}
+
 // Gas-charged accumulators (hyd_accumulator.c): the oil of each into d->acc_V and into the
 // volume sum d->vol_V, its compliance dV_acc/dp into the compliance sum W (d->vol_Be), before
 // the evaluation turns them into the pressure rates.

@@ -55,6 +55,7 @@ void hy_hyd_initial_rules(const hy_model* m, hy_data* d, int throttles) {
 
 hy_status hy_hyd_initial_state(const hy_model* m, hy_data* d) {
   const int nv = m->sizes.nvol, nc = m->sizes.ncyl;
+  d->hyd_seed_only = hy_hyd_seed_only(m);
   hy_hyd_spool_initial(m, d);
   // d->p doubles as the "known" marks: NaN until a rule gives the volume its pressure, so
   // nothing is allocated

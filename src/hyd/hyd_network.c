@@ -136,9 +136,10 @@ static void edge_valve(int nv, const hy_model* m, hy_data* d, double* S, double*
 // every slope and tangent update (the residual without a fresh tangent and the outputs at the end
 // of a step, about two calls in three), and with hw; each of the two sized on the volumes (nv)
 // and, for the usual single cylinder, on nc = 1 as well.
-static HY_ALWAYS_INLINE void evaluate(int nv, int nc, const hy_model* m, hy_data* d,
-                                      hy_hyd_work* hw) {
-  const int no = m->sizes.norf, nl = m->sizes.nvlv, npv = m->sizes.npvl, npm = m->sizes.npump;
+static HY_ALWAYS_INLINE void evaluate(int nv, int nc, int seed_only, const hy_model* m,
+                                      hy_data* d, hy_hyd_work* hw) {
+  const int no = m->sizes.norf, nl = m->sizes.nvlv, npv = m->sizes.npvl;
+  const int npm = seed_only ? 0 : m->sizes.npump;
   const double t = d->time;
   const double* p = d->p;
   double* S = d->pd;  // inflow sums until they are scaled into pressure rates
@@ -172,7 +173,7 @@ static HY_ALWAYS_INLINE void evaluate(int nv, int nc, const hy_model* m, hy_data
   for (int i = 0; i < no; i++) {
     const int* nd = m->orf_node + 2 * i;
     const double dp = node_pressure(nv, m, p, t, nd[0]) - node_pressure(nv, m, p, t, nd[1]);
-    const double q = plain_throttle(m, i)
+    const double q = seed_only || plain_throttle(m, i)
                          ? path_flow(m, nd, 2, m->orf_cv[i], dp, m->orf_dp_lim[i], dq_out)
                          : hy_hyd_throttle_flow(m, i, t, dp, laminar_of(m, nd, 2), dq_out);
     d->orf_q[i] = q;
@@ -204,7 +205,7 @@ static HY_ALWAYS_INLINE void evaluate(int nv, int nc, const hy_model* m, hy_data
   // U < 0 opens P->B and A->T, each path with coefficient C_v |U| and the same laminar branch;
   // valves with overlap, leakage or an open centre through their metering edges (hyd_valve.c)
   for (int i = 0; i < nl; i++) {
-    if (!seed_valve(m, i)) {
+    if (!seed_only && !seed_valve(m, i)) {
       edge_valve(nv, m, d, S, J, i);
       continue;
     }
@@ -228,7 +229,7 @@ static HY_ALWAYS_INLINE void evaluate(int nv, int nc, const hy_model* m, hy_data
 
   // gas-charged accumulators (docs/hydraulics.md, "Accumulators"): their oil joins V, their
   // compliance dV_acc/dp joins W
-  if (m->sizes.nacc > 0) hy_hyd_accumulators(m, d);
+  if (!seed_only && m->sizes.nacc > 0) hy_hyd_accumulators(m, d);
 
   // Eqs. 22-23: p_dot = Be/V S with 1/Be = 1/B_oil(p) + (V_hose/V)/B_hose + sum (V_ch/V)/B_cyl,
   // i.e. p_dot = S / X with X = V/B_oil(p) + W (W = V_hose/B_hose + sum V_ch/B_cyl; a rigid
@@ -236,7 +237,8 @@ static HY_ALWAYS_INLINE void evaluate(int nv, int nc, const hy_model* m, hy_data
   // of dp_dot/dp (none for a constant B_oil); accumulators add theirs after the loop.
   for (int v = 0; v < nv; v++) {
     double dB;
-    const double Boil = hy_hyd_oil_modulus(m, v, p[v], &dB);
+    const double Boil =
+        seed_only ? hy_hyd_circuit_modulus(m, v, p[v], &dB) : hy_hyd_oil_modulus(m, v, p[v], &dB);
     const double X = V[v] / Boil + W[v];
     W[v] = V[v] / X;  // now Be
     S[v] /= X;        // now p_dot
@@ -250,7 +252,7 @@ static HY_ALWAYS_INLINE void evaluate(int nv, int nc, const hy_model* m, hy_data
     }
   }
 
-  if (J && m->sizes.nacc > 0) hy_hyd_accumulator_partials(m, d, J);
+  if (!seed_only && J && m->sizes.nacc > 0) hy_hyd_accumulator_partials(m, d, J);
 
   // partials with respect to the cylinder lengths and rates
   if (hw) {
@@ -263,13 +265,47 @@ static HY_ALWAYS_INLINE void evaluate(int nv, int nc, const hy_model* m, hy_data
 }
 
 // The copies: sized on the volumes (HY_SIZED_F1, core.h; their loops run over 2-4 volumes on
-// the seed circuits), and on nc = 1 as well for a single cylinder, the usual actuator.
+// the seed circuits), and on nc = 1 as well for a single cylinder, the usual actuator; and for
+// circuits of the seeds' elements only (d->hyd_seed_only), without the tests of the options
+// that they never have.
+static HY_ALWAYS_INLINE void evaluate_seed(int nv, int nc, const hy_model* m, hy_data* d,
+                                           hy_hyd_work* hw) {
+  evaluate(nv, nc, 1, m, d, hw);
+}
+
+static HY_ALWAYS_INLINE void evaluate_any(int nv, int nc, const hy_model* m, hy_data* d,
+                                          hy_hyd_work* hw) {
+  evaluate(nv, nc, 0, m, d, hw);
+}
+
 static void evaluate_with_derivatives(const hy_model* m, hy_data* d, hy_hyd_work* hw) {
-  HY_SIZED_F1(m->sizes.nvol, m->sizes.ncyl, evaluate, m, d, hw);
+  if (d->hyd_seed_only) {
+    HY_SIZED_F1(m->sizes.nvol, m->sizes.ncyl, evaluate_seed, m, d, hw);
+  } else {
+    HY_SIZED_F1(m->sizes.nvol, m->sizes.ncyl, evaluate_any, m, d, hw);
+  }
 }
 
 static void evaluate_values(const hy_model* m, hy_data* d) {
-  HY_SIZED_F1(m->sizes.nvol, m->sizes.ncyl, evaluate, m, d, (hy_hyd_work*)NULL);
+  if (d->hyd_seed_only) {
+    HY_SIZED_F1(m->sizes.nvol, m->sizes.ncyl, evaluate_seed, m, d, (hy_hyd_work*)NULL);
+  } else {
+    HY_SIZED_F1(m->sizes.nvol, m->sizes.ncyl, evaluate_any, m, d, (hy_hyd_work*)NULL);
+  }
+}
+
+int hy_hyd_seed_only(const hy_model* m) {
+  if (m->sizes.npump > 0 || m->sizes.nacc > 0) return 0;
+  for (int i = 0; i < m->sizes.norf; i++) {
+    if (!plain_throttle(m, i)) return 0;
+  }
+  for (int i = 0; i < m->sizes.nvlv; i++) {
+    if (!seed_valve(m, i)) return 0;
+  }
+  for (int v = 0; v < m->sizes.nvol; v++) {
+    if (m->vol_oil_fast[v] != HY_BULK_CONSTANT && m->vol_oil_fast[v] != HY_BULK_LINEAR) return 0;
+  }
+  return 1;
 }
 
 void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw) {

@@ -462,7 +462,7 @@ START_TEST(test_doc_example_loads) {
   // the body on a spherical joint and the free body.
   FILE* f = fopen(HY_SOURCE_DIR "/docs/model-format.md", "rb");
   ck_assert_ptr_nonnull(f);
-  static char doc[1 << 16];
+  static char doc[1 << 18];
   size_t size = fread(doc, 1, sizeof doc - 1, f);
   fclose(f);
   ck_assert_int_lt(size, sizeof doc - 1);
