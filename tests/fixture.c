@@ -105,6 +105,17 @@ hy_model* hy_test_load(const char* what) {
   return m;
 }
 
+hy_model* hy_test_load_text(const char* text, const char* name) {
+  hy_model* m = NULL;
+  hy_error err;
+  memset(&err, 0, sizeof err);
+  const hy_status st = hy_model_load_string(text, strlen(text), name, &m, &err);
+  char msg[1024];
+  hy_error_format(&err, msg, sizeof msg);
+  ck_assert_msg(st == HY_OK, "%s: %s\n%s", name, msg, text);
+  return m;
+}
+
 void hy_test_solid_rods(hy_model* m) {
   for (int j = 0; j < m->sizes.nbody; j++) {
     double* J = m->body_inertia + 9 * j;

@@ -25,6 +25,9 @@ int hy_test_main(Suite* first, ...);
 // `what` relative to the source tree when it holds a '/', or the member `what` of a built-in
 // model family (loop-64); fails the test with the loader's message otherwise.
 hy_model* hy_test_load(const char* what);
+// Loads a model from YAML text (`name` stands for the file in messages); fails the test with
+// the loader's message and the text otherwise.
+hy_model* hy_test_load_text(const char* text, const char* name);
 // Gives each body whose inertia is zero about an axis of its frame (a rod) a thousandth of its
 // largest moment about that axis, so that the formulations that invert every body's inertia
 // (dca, hdca) can run the model; the planar motion of a planar model does not change.

@@ -11,15 +11,6 @@
 #include "fixture.h"
 #include "hydyn/hydyn.h"
 
-static hy_model* load_text(const char* text, const char* name) {
-  hy_model* m = NULL;
-  hy_error err;
-  const hy_status st = hy_model_load_string(text, strlen(text), name, &m, &err);
-  char msg[700];
-  hy_error_format(&err, msg, sizeof msg);
-  ck_assert_msg(st == HY_OK, "%s: %s", name, msg);
-  return m;
-}
 
 // The plate hangs from ground at the origin; Q = 0.8 (1, 0, 0.3) lies on the line the first
 // angle of each joint turns about. Spherical cut joints hold Q (and, for the free joint, the
@@ -58,9 +49,9 @@ START_TEST(held_joint_turns_as_a_revolute) {
   char text[4096];
   snprintf(text, sizeof text, kHeld, kPlate, types[type], z0[type],
            type == 2 ? "  - {name: at-o, type: spherical, marker_a: o, marker_b: o0}\n" : "", form);
-  hy_model* ma = load_text(text, "held.yaml");
+  hy_model* ma = hy_test_load_text(text, "held.yaml");
   snprintf(text, sizeof text, kRevolute, kPlate);
-  hy_model* mb = load_text(text, "revolute.yaml");
+  hy_model* mb = hy_test_load_text(text, "revolute.yaml");
   hy_data* da = hy_test_make(ma);
   hy_data* db = hy_test_make(mb);
   ck_assert_int_eq(da->formulation,
@@ -96,7 +87,7 @@ START_TEST(dca_refuses_a_chain) {
            "name: sph\nbodies:\n%sjoints:\n  - {name: ball, type: spherical, parent: ground, "
            "child: plate}\nsolver: {formulation: %s}\n",
            kPlate, forms[_i]);
-  hy_model* m = load_text(text, "sph.yaml");
+  hy_model* m = hy_test_load_text(text, "sph.yaml");
   hy_data* d = NULL;
   hy_error err;
   ck_assert_int_eq(hy_data_make(m, &d, &err), HY_ERR_MODEL);

@@ -144,16 +144,7 @@ END_TEST
 
 //----- models --------------------------------------------------------------------------------
 
-static hy_model* load_text(const char* text) {
-  hy_model* m = NULL;
-  hy_error err;
-  memset(&err, 0, sizeof err);
-  const hy_status st = hy_model_load_string(text, strlen(text), "fluid.yaml", &m, &err);
-  char buf[1024];
-  hy_error_format(&err, buf, sizeof buf);
-  ck_assert_msg(st == HY_OK, "load failed: %s\n%s", buf, text);
-  return m;
-}
+static hy_model* load_text(const char* text) { return hy_test_load_text(text, "fluid.yaml"); }
 
 static const char kSlider[] =
     "bodies: [{name: slider, mass: 10}]\n"

@@ -19,16 +19,7 @@
 
 static const double kPi = 3.14159265358979323846;
 
-static hy_model* load_text(const char* text) {
-  hy_model* m = NULL;
-  hy_error err;
-  memset(&err, 0, sizeof err);
-  const hy_status st = hy_model_load_string(text, strlen(text), "spool.yaml", &m, &err);
-  char buf[1024];
-  hy_error_format(&err, buf, sizeof buf);
-  ck_assert_msg(st == HY_OK, "loading failed: %s", buf);
-  return m;
-}
+static hy_model* load_text(const char* text) { return hy_test_load_text(text, "spool.yaml"); }
 
 //----- the spool model: three valves on two closed volumes, nothing mechanical ----------------
 

@@ -79,16 +79,7 @@ static const char kHead[] =
     "signals: [{name: s, interpolation: step, table: [[0, -0.5], [2, 0.3], [4, 1.7]]},"
     " {name: half, table: [[0, 0.6]]}]\n";
 
-static hy_model* load_text(const char* text) {
-  hy_model* m = NULL;
-  hy_error err;
-  memset(&err, 0, sizeof err);
-  const hy_status st = hy_model_load_string(text, strlen(text), "valve.yaml", &m, &err);
-  char buf[1024];
-  hy_error_format(&err, buf, sizeof buf);
-  ck_assert_msg(st == HY_OK, "loading failed: %s\n%s", buf, text);
-  return m;
-}
+static hy_model* load_text(const char* text) { return hy_test_load_text(text, "valve.yaml"); }
 
 typedef struct valve_cfg {
   const char* centre;                         // NULL: no key

@@ -19,15 +19,6 @@ static const double kDeg = 3.14159265358979323846 / 180.0;
 
 //----- small helpers -------------------------------------------------------------------------
 
-static hy_model* load_text(const char* text, const char* name) {
-  hy_model* m = NULL;
-  hy_error err;
-  const hy_status st = hy_model_load_string(text, strlen(text), name, &m, &err);
-  char msg[700];
-  hy_error_format(&err, msg, sizeof msg);
-  ck_assert_msg(st == HY_OK, "%s: %s", name, msg);
-  return m;
-}
 
 // The status of loading text, its message formatted with the position into msg.
 static hy_status load_fails(const char* text, char* msg, size_t size) {
@@ -269,8 +260,8 @@ START_TEST(joint_equals_its_chain) {
   const joint_case* c = &kCases[_i];
   static char with[8192], chain[8192];
   case_models(c, with, chain, sizeof with);
-  hy_model* ma = load_text(with, "with.yaml");
-  hy_model* mb = load_text(chain, "chain.yaml");
+  hy_model* ma = hy_test_load_text(with, "with.yaml");
+  hy_model* mb = hy_test_load_text(chain, "chain.yaml");
   ck_assert_int_eq(ma->sizes.nz, 1 + c->nz);
   ck_assert_int_eq(ma->sizes.nbody, 1 + c->nz);
   ck_assert_int_eq(ma->planar, 0);
@@ -409,7 +400,7 @@ START_TEST(point_masses_merge) {
            kPm[2][0], kPm[2][1], kPm[2][2], kPm[2][3], kPm[3][0], kPm[3][1], kPm[3][2], kPm[3][3],
            kPm[4][0], kPm[4][1], kPm[4][2], kPm[4][3]);
   pendulum_text(text, sizeof text, arm, tip);
-  hy_model* ma = load_text(text, "point-masses.yaml");
+  hy_model* ma = hy_test_load_text(text, "point-masses.yaml");
 
   const double J0[9] = {kArmJ[0], kArmJ[3], kArmJ[4], kArmJ[3], kArmJ[1],
                         kArmJ[5], kArmJ[4], kArmJ[5], kArmJ[2]};
@@ -420,7 +411,7 @@ START_TEST(point_masses_merge) {
   body_text(arm, sizeof arm, "arm", mass[0], com[0], J[0]);
   body_text(tip, sizeof tip, "tip", mass[1], com[1], J[1]);
   pendulum_text(text, sizeof text, arm, tip);
-  hy_model* mb = load_text(text, "merged.yaml");
+  hy_model* mb = hy_test_load_text(text, "merged.yaml");
   for (int b = 0; b < 2; b++) {
     ck_assert_double_eq_tol(ma->body_mass[b], mass[b], 1e-15);
     ck_assert_msg(maxdiff(ma->body_com + 3 * b, com[b], 3) < 1e-15, "body %d: com", b);
@@ -487,9 +478,9 @@ START_TEST(massless_link) {
   const link_run* r = &runs[_i];
   char text[2048];
   snprintf(text, sizeof text, kLinkModel, r->form, r->integ);
-  hy_model* ma = load_text(text, "link.yaml");
+  hy_model* ma = hy_test_load_text(text, "link.yaml");
   snprintf(text, sizeof text, kNoLinkModel, r->ref_integ);
-  hy_model* mb = load_text(text, "no-link.yaml");
+  hy_model* mb = hy_test_load_text(text, "no-link.yaml");
   ck_assert_int_eq(ma->planar, 1);
   hy_data* da = hy_test_make(ma);
   hy_data* db = hy_test_make(mb);
@@ -544,7 +535,7 @@ static void momenta(const hy_model* m, const hy_data* d, int b, double p[3], dou
 }
 
 START_TEST(free_body_conserves_momenta) {
-  hy_model* m = load_text(kFreeBody, "free-body.yaml");
+  hy_model* m = hy_test_load_text(kFreeBody, "free-body.yaml");
   ck_assert_int_eq(m->sizes.nz, 6);
   ck_assert_int_eq(m->sizes.ngimbal, 1);
   hy_data* d = hy_test_make(m);
@@ -600,7 +591,7 @@ START_TEST(gimbal_lock_stops_the_run) {
   static const char* const integ[] = {"rk4", "trapezoidal"};
   char text[1024];
   snprintf(text, sizeof text, kTwist, integ[_i]);
-  hy_model* m = load_text(text, "twist.yaml");
+  hy_model* m = hy_test_load_text(text, "twist.yaml");
   hy_data* d = hy_test_make(m);
   const double I = 0.1 + 2 * 1.0, tau = 1.0, dt = 1e-2, lock = 89 * kDeg;
   hy_status st = HY_OK;
@@ -646,7 +637,7 @@ START_TEST(gimbal_lock_is_the_tilt) {
       "  - {name: S, type: spherical, parent: ground, child: bob, z0: [0, 10, 80], zd0: [150, 0, "
       "0]}\n"
       "solver: {integrator: dopri5, tolerance: 1.0e-9, dt: 1.0e-2}\n";
-  hy_model* m = load_text(text, "cone.yaml");
+  hy_model* m = hy_test_load_text(text, "cone.yaml");
   hy_data* d = hy_test_make(m);
   double worst = 0, beta = 0, theta = 0;
   for (int k = 0; k < 500; k++) {
@@ -806,7 +797,7 @@ START_TEST(builder_matches_file) {
            "inertia: [1, 1, 1]}\n",
            "joints:\n  - {name: S, type: spherical, parent: ground, child: a, z0: [30, 20, 10], "
            "zd0: [50, 0, 0]}\n");
-  hy_model* mf = load_text(text, "f.yaml");
+  hy_model* mf = hy_test_load_text(text, "f.yaml");
   ck_assert_int_eq(m->sizes.nz, 3);
   ck_assert(maxdiff(m->z0, mf->z0, 3) == 0 && maxdiff(m->zd0, mf->zd0, 3) == 0);
   hy_data* d = hy_test_make(m);
