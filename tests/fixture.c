@@ -177,3 +177,27 @@ void hy_test_steps(const hy_model* m, hy_data* d, long n) {
                   d->err.msg);
   }
 }
+
+void hy_test_body_momenta(const hy_model* m, const hy_data* d, int b, double p[3], double L[3],
+                    double* T) {
+  const double* R = d->body_rot + 9 * b;
+  const double* Z = d->body_Z + 6 * b;
+  const double* w = Z + 3;
+  double g[3], v[3], wb[3], Jwb[3];
+  for (int i = 0; i < 3; i++) {
+    g[i] = d->body_pos[3 * b + i] + R[3 * i] * m->body_com[3 * b] +
+           R[3 * i + 1] * m->body_com[3 * b + 1] + R[3 * i + 2] * m->body_com[3 * b + 2];
+  }
+  // the velocity of the material point at g: s_dot + omega x g
+  v[0] = Z[0] + w[1] * g[2] - w[2] * g[1];
+  v[1] = Z[1] + w[2] * g[0] - w[0] * g[2];
+  v[2] = Z[2] + w[0] * g[1] - w[1] * g[0];
+  for (int i = 0; i < 3; i++) wb[i] = R[i] * w[0] + R[3 + i] * w[1] + R[6 + i] * w[2];
+  const double* J = m->body_inertia + 9 * b;
+  for (int i = 0; i < 3; i++) Jwb[i] = J[3 * i] * wb[0] + J[3 * i + 1] * wb[1] + J[3 * i + 2] * wb[2];
+  for (int i = 0; i < 3; i++) L[i] = R[3 * i] * Jwb[0] + R[3 * i + 1] * Jwb[1] + R[3 * i + 2] * Jwb[2];
+  const double mass = m->body_mass[b];
+  for (int i = 0; i < 3; i++) p[i] = mass * v[i];
+  *T = 0.5 * mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
+       0.5 * (wb[0] * Jwb[0] + wb[1] * Jwb[1] + wb[2] * Jwb[2]);
+}

@@ -50,4 +50,9 @@ void hy_test_same_bits(const double* a, const double* b, int n, const char* what
 // |a - b| / max(|a|, |b|, floor): a relative error that stays meaningful near zero.
 double hy_test_relerr(double a, double b, double floor);
 
+// Body b's linear momentum m g_dot, angular momentum about its centre of mass R J R^T omega and
+// kinetic energy, from its rotation, origin velocity and angular velocity in d.
+void hy_test_body_momenta(const hy_model* m, const hy_data* d, int b, double p[3], double L[3],
+                          double* T);
+
 #endif  // HYDYN_TESTS_FIXTURE_H_

@@ -115,9 +115,13 @@ HY_API int hy_joint_coord_type(hy_joint_type t, int k);
 
 // The Cardan angles of a spherical (and free) joint lose a degree of freedom when the middle
 // angle reaches +-90 deg (gimbal lock: the first and third axes align, and the mass matrix turns
-// singular). The model checker refuses an initial middle angle, and a simulation stops with
-// HY_ERR_SINGULAR at a middle angle, within this margin of +-90 deg (rad; 1 deg).
+// singular). Between steps a chart whose middle angle is beyond HY_GIMBAL_REANCHOR (rad; 60 deg)
+// is re-anchored at the joint's current orientation, its angles set to zero (docs/mechanics.md,
+// "Re-anchored Cardan charts"), so that a motion never comes near the lock. The model checker
+// refuses an initial middle angle, and a step stops with HY_ERR_SINGULAR at a middle angle,
+// within HY_GIMBAL_MARGIN of +-90 deg (rad; 1 deg).
 #define HY_GIMBAL_MARGIN 0.017453292519943295
+#define HY_GIMBAL_REANCHOR 1.0471975511965976
 
 // A named point on a body (or on ground).
 typedef struct hy_marker_def {
@@ -538,8 +542,8 @@ HY_API hy_status hy_spec_add_accumulator(hy_spec* s, const hy_accumulator_def* d
 typedef struct hy_sizes {
   int nbody;    // bodies (ground excluded)
   int nz;       // relative coordinates (one per compiled joint: revolute or prismatic)
-  int ngimbal;  // Cardan charts of spherical and free joints, each with a middle angle that must
-                // stay clear of +-90 deg (HY_GIMBAL_MARGIN)
+  int ngimbal;  // Cardan charts of spherical and free joints (three angles each), re-anchored
+                // so that their middle angles stay clear of +-90 deg (HY_GIMBAL_REANCHOR)
   int nmrk;     // markers
   int nsig;     // signals
   int nsigpt;   // signal table points, all signals together
@@ -661,8 +665,11 @@ typedef enum hy_option_key {
   X(int, plane_xy, 1)                          /* planar: 1 = normal +-z (x-y plane) */ \
   X(double, z0, sz.nz)                         /* initial coordinates (rad or m) */     \
   X(double, zd0, sz.nz)                        /* initial velocities */                 \
-  X(int, gimbal_jnt, sz.ngimbal)               /* the joint of each Cardan chart's      \
-                                                  middle angle */                       \
+  X(int, gimbal_jnt, sz.ngimbal * 3)           /* the joints of each Cardan chart's     \
+                                                  first, middle and last angle */       \
+  X(int, jnt_gimbal, sz.nbody)                 /* the chart whose first angle the joint \
+                                                  is (its anchor in hy_data.gimbal_frame \
+                                                  replaces jnt_crot), or -1 */          \
   X(char, mrk_name, sz.nmrk * HY_NAME_MAX)     /* marker names */                       \
   X(int, mrk_body, sz.nmrk)                    /* body, -1 = ground */                  \
   X(double, mrk_point, sz.nmrk * 3)            /* point in the body frame (m) */        \

@@ -33,6 +33,7 @@ typedef struct hy_stats {
   long nrhs;                // right-hand-side evaluations of the variable-step methods (dopri5,
                             // bs23, adams), their own steps' and rejected steps' stages
   double h_min;             // smallest integrator step taken (s)
+  long nreanchor;           // Cardan charts re-anchored (HY_GIMBAL_REANCHOR)
   size_t arena_peak;        // most bytes of work arena in use at once
 } hy_stats;
 
@@ -67,6 +68,14 @@ typedef struct hy_data {
   double* mom;    // the Hamiltonian formulation's (hdca) state beside z: each joint's canonical
                   // momentum, augmented by the loops' impulses (seed 004 Eqs. 5-8)    (nz)
   double* mom_d;  // its rates                                                       (nz)
+  // spherical and free joints: z holds their angles in each chart's current anchor (hy_sizes
+  // .ngimbal; HY_GIMBAL_REANCHOR)
+  double* gimbal_frame;  // each chart's anchor: the rotation of its first joint's child frame
+                         // into its parent's frame at zero angles, row-major; that joint's
+                         // jnt_crot until the chart is first re-anchored      (ngimbal x 9)
+  double* gimbal_out;    // each chart's angles, rates and accelerations (3 + 3 + 3) in the
+                         // chart the model defines, its angles unwrapped in time: the channels
+                         // z:, zd:, zdd: of its joints (rad, rad/s, rad/s^2)  (ngimbal x 9)
   double* jnt_react;  // with opt.reactions (dca, hdca): the force and moment [f; n] the parent
                       // side exerts on body j through joint j, at the joint's point, inertial
                       // frame (N, N m; seed 004 Sect. 3.4); else 0               (nbody x 6)
@@ -201,18 +210,28 @@ HY_API hy_status hy_forward(const hy_model* m, hy_data* d);
 // taken in as many steps as its local error asks for, ending at t + dt). On failure the state
 // is left at the start of the step and d->err says why.
 HY_API hy_status hy_step(const hy_model* m, hy_data* d);
+// Re-anchors the Cardan chart of every spherical and free joint whose middle angle is beyond
+// HY_GIMBAL_REANCHOR at (z, zd, zdd), keeping the joint's orientation and relative motion
+// (docs/mechanics.md, "Re-anchored Cardan charts"); returns how many. hy_step does it after
+// every step. With model_charts the angles in z, zd and zdd are first taken in the charts the
+// model defines (as the channels z:, zd:, zdd: record them), not in the data's current anchors:
+// a caller that writes recorded angles into z calls it so before hy_forward, which then stays
+// clear of the gimbal lock.
+HY_API int hy_reanchor(const hy_model* m, hy_data* d, int model_charts);
 
 //----- state segments ------------------------------------------------------------------------
 // The state of a data in named segments, in this order, each a run of doubles:
 //   HY_STATE_TIME   t (1)
-//   HY_STATE_POS    z (nz)
+//   HY_STATE_POS    z (nz; spherical and free joints: angles in their charts' anchors, which
+//                   HY_STATE_HIST holds)
 //   HY_STATE_VEL    zd (nz)
 //   HY_STATE_PRES   p (nvol)
 //   HY_STATE_SPOOL  U (nspool: the spool positions, then the second-order spools' velocities)
 //   HY_STATE_FRIC   friction states w (nfric)
 //   HY_STATE_HIST   what a step carries besides: accelerations, pressure rates, multipliers,
 //                   the integrator's and the formulation's histories, the partition, the
-//                   powers and works, the cached bases of the planar rotations
+//                   powers and works, the anchors of the Cardan charts (hy_data
+//                   .gimbal_frame), the cached bases of the planar rotations
 // HY_STATE_FULL, all of them, saves a data by value: setting it back (in the same data or in
 // another made from the same model) and stepping on gives bit for bit what never having
 // stopped gives. hy_stats are not part of the state.

@@ -749,7 +749,9 @@ int hy_snapshot_render(const hy_model* m, const hy_results* r, const hy_snapshot
     for (int j = 0; j < m->sizes.nbody; j++) {
       d->z[m->jnt_zadr[j]] = hy_results_column(r, col[j])[row];
     }
-    for (int i = 0; i < m->sizes.nz; i++) d->zd[i] = 0;
+    for (int i = 0; i < m->sizes.nz; i++) d->zd[i] = d->zdd[i] = 0;
+    // the recorded angles are those of the charts the model defines, which may be near their lock
+    hy_reanchor(m, d, 1);
     const hy_status s = hy_forward(m, d);
     if (s != HY_OK) {
       snprintf(msg, size, "the kinematics failed at t = %.9g s of '%s': %s", t[row], rpath,

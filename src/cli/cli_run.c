@@ -602,6 +602,7 @@ static void format_summary(text* t, const hy_model* m, const hy_data* d, const h
   if (!isnan(r->violation_max)) add(t, " violation_max=%.3g m", r->violation_max);
   if (!isnan(r->nh_violation_max)) add(t, " nh_violation_max=%.3g m/s", r->nh_violation_max);
   if (d->formulation == HY_FORM_DOUBLE_STEP) add(t, " partitions=%ld", d->stats.npartition);
+  if (m->sizes.ngimbal > 0) add(t, " reanchors=%ld", d->stats.nreanchor);
   add(t, " energy_drift=%.3g J energy_drift_rel=%.3g", r->drift, r->drift_rel);
   if (m->sizes.ncyl > 0) {
     add(t, " work_act_max=%.4g J", r->work_act_max);

@@ -71,6 +71,19 @@ static void add_int(builder* b, int is_default, const char* what, const int* cou
 
 static const char* cyl_name(const hy_model* m, int c) { return NAME(m->frc_name, m->cyl_frc[c]); }
 
+// Where joint j's coordinate (order 0), velocity (1) or acceleration (2) is read: the state, or
+// for the angles of a spherical or free joint, their values in the chart the model defines
+// (hy_data.gimbal_out), which re-anchoring leaves continuous.
+static const double* joint_value(const hy_model* m, const hy_data* d, int j, int order) {
+  for (int g = 0; g < m->sizes.ngimbal; g++) {
+    for (int k = 0; k < 3; k++) {
+      if (m->gimbal_jnt[3 * g + k] == j) return d->gimbal_out + 9 * g + 3 * order + k;
+    }
+  }
+  const double* v = order == 0 ? d->z : order == 1 ? d->zd : d->zdd;
+  return v + m->jnt_zadr[j];
+}
+
 // Both passes run this: the counting pass (b->cap == 0) and the filling one.
 static void build(builder* b, const hy_model* m, const hy_data* d) {
   const hy_sizes* sz = &m->sizes;
@@ -83,12 +96,12 @@ static void build(builder* b, const hy_model* m, const hy_data* d) {
   add_double(b, 1, "s", "time", &d->time, "time", NULL);
   for (int j = 0; j < njnt; j++) {
     const int prismatic = m->jnt_type[j] == HY_JOINT_PRISMATIC;
-    add_double(b, 1, prismatic ? "m" : "rad", "joint coordinate", d->z + m->jnt_zadr[j], "z:",
-               NAME(m->jnt_name, j));
+    add_double(b, 1, prismatic ? "m" : "rad", "joint coordinate", joint_value(m, d, j, 0),
+               "z:", NAME(m->jnt_name, j));
   }
   for (int j = 0; j < njnt; j++) {
     const int prismatic = m->jnt_type[j] == HY_JOINT_PRISMATIC;
-    add_double(b, 1, prismatic ? "m/s" : "rad/s", "joint velocity", d->zd + m->jnt_zadr[j],
+    add_double(b, 1, prismatic ? "m/s" : "rad/s", "joint velocity", joint_value(m, d, j, 1),
                "zd:", NAME(m->jnt_name, j));
   }
   add_double(b, 1, "J", "kinetic energy", &d->energy_kin, "E_kin", NULL);
@@ -190,7 +203,7 @@ static void build(builder* b, const hy_model* m, const hy_data* d) {
   for (int j = 0; j < njnt; j++) {
     const int prismatic = m->jnt_type[j] == HY_JOINT_PRISMATIC;
     add_double(b, 0, prismatic ? "m/s^2" : "rad/s^2", "joint acceleration",
-               d->zdd + m->jnt_zadr[j], "zdd:", NAME(m->jnt_name, j));
+               joint_value(m, d, j, 2), "zdd:", NAME(m->jnt_name, j));
   }
   // each joint's reaction, with solver.reactions (dca, hdca fill them)
   static const char* const react[6] = {"react_fx:", "react_fy:", "react_fz:",

@@ -154,9 +154,19 @@ void hy_mech_nonholonomic(const hy_model* m, hy_data* d, hy_mech_work* w);
 // hy_mech_kinematics. The forces themselves (d->frc_force) are set by the caller and applied
 // by hy_mech_dynamics.
 void hy_mech_force_geometry(const hy_model* m, hy_data* d);
-// HY_ERR_SINGULAR with the joint in d->err when the middle Cardan angle of a spherical or free
-// joint (m->gimbal_jnt) is within HY_GIMBAL_MARGIN of +-90 deg at d->z (mech_gimbal.c); HY_OK
-// otherwise, and at once for a model without such joints.
+// The Cardan charts of spherical and free joints (mech_gimbal.c; docs/mechanics.md,
+// "Re-anchored Cardan charts"). hy_mech_gimbal_reset puts each chart's anchor back to the one the
+// model defines. hy_mech_gimbal_reanchor re-anchors each chart whose middle angle is beyond
+// HY_GIMBAL_REANCHOR at the joint's orientation, its angles zero and its rates and accelerations
+// (d->zd, d->zdd) those of the same relative motion; returns how many it re-anchored (counted in
+// d->stats.nreanchor). The outputs of the joints after it are unchanged; the chart's own
+// massless bodies are not until the next kinematics. hy_mech_gimbal_outputs writes
+// d->gimbal_out, the angles of the charts the model defines (fresh: without unwrapping them
+// against the last ones). hy_mech_gimbal_check: HY_ERR_SINGULAR with the joint in d->err when a
+// middle angle is within HY_GIMBAL_MARGIN of +-90 deg at d->z; HY_OK otherwise.
+void hy_mech_gimbal_reset(const hy_model* m, hy_data* d);
+int hy_mech_gimbal_reanchor(const hy_model* m, hy_data* d);
+void hy_mech_gimbal_outputs(const hy_model* m, hy_data* d, int fresh);
 hy_status hy_mech_gimbal_check(const hy_model* m, hy_data* d);
 // Kinetic and gravitational potential energy into d->energy_kin / d->energy_pot.
 void hy_mech_energy(const hy_model* m, hy_data* d);

@@ -166,13 +166,22 @@ void hy_mech_kinematics_pos_general(const hy_model* m, hy_data* d, hy_mech_work*
     // joint axis u and joint point P on the parent, inertial frame
     const int shape = m->jnt_shape[j];
     double u[3], tmp[3], A0buf[9];
-    hy_m3_mulv(u, Ap, m->jnt_paxis + 3 * j);
     hy_m3_mulv(tmp, Ap, m->jnt_ppoint + 3 * j);
     hy_v3_add(P, rp, tmp);
     const double* A0 = Ap;
-    if (!(shape & HY_JNT_CROT_IDENTITY)) {
-      hy_m3_mul(A0buf, Ap, m->jnt_crot + 9 * j);
+    const int chart = m->jnt_gimbal[j];
+    if (chart >= 0) {
+      // a Cardan chart's first angle turns from the chart's anchor, which re-anchoring moves
+      // (mech_gimbal.c): the axis follows it
+      hy_m3_mul(A0buf, Ap, d->gimbal_frame + 9 * chart);
       A0 = A0buf;
+      hy_m3_mulv(u, A0, m->jnt_caxis + 3 * j);
+    } else {
+      hy_m3_mulv(u, Ap, m->jnt_paxis + 3 * j);
+      if (!(shape & HY_JNT_CROT_IDENTITY)) {
+        hy_m3_mul(A0buf, Ap, m->jnt_crot + 9 * j);
+        A0 = A0buf;
+      }
     }
 
     double Pc[3];  // where the child's joint point sits

@@ -315,15 +315,33 @@ static hy_status check_angle(const checker* c, hy_srcpos pos, const char* elem, 
 static const range kCoord = {-HY_MAX_COORD, HY_MAX_COORD, 0, 0, "m"};
 static const range kRate = {-HY_MAX_RATE, HY_MAX_RATE, 0, 0, "m/s"};
 
-// The middle Cardan angles of the spherical and free joints (gimbal_jnt): each a joint's, and
+// The Cardan charts of the spherical and free joints (gimbal_jnt): three joints of one chain,
+// the first the only one that takes its anchor from the data (jnt_gimbal), and the middle angle
 // at z0 clear of +-90 deg by HY_GIMBAL_MARGIN, where the chart has no inverse.
 static hy_status check_gimbals(const checker* c) {
   const hy_model* m = c->m;
+  const int nb = m->sizes.nbody;
+  int nfirst = 0;
+  for (int j = 0; j < nb; j++) nfirst += m->jnt_gimbal[j] >= 0;
+  const hy_srcpos nowhere = {0, 0};
+  if (nfirst != m->sizes.ngimbal) {
+    return fail(c, nowhere, "%d joints take a Cardan chart's anchor, for %d charts", nfirst,
+                m->sizes.ngimbal);
+  }
   for (int g = 0; g < m->sizes.ngimbal; g++) {
-    const int j = m->gimbal_jnt[g];
-    const hy_srcpos nowhere = {0, 0};
-    if (j < 0 || j >= m->sizes.nbody || m->jnt_part[j] != hy_model_gimbal_part(m->jnt_kind[j])) {
+    const int* chain = m->gimbal_jnt + 3 * g;
+    const int j = chain[1];
+    if (j < 0 || j >= nb || m->jnt_part[j] != hy_model_gimbal_part(m->jnt_kind[j])) {
       return fail(c, nowhere, "Cardan chart %d: joint %d holds no middle Cardan angle", g, j);
+    }
+    for (int k = 0; k < 3; k++) {
+      const int i = chain[k];
+      if (i < 0 || i >= nb || m->jnt_type[i] != HY_JOINT_REVOLUTE ||
+          m->jnt_part[i] != m->jnt_part[j] + k - 1 || (k > 0 && m->body_parent[i] != chain[k - 1]) ||
+          (m->jnt_gimbal[i] == g) != (k == 0)) {
+        return fail(c, nowhere, "Cardan chart %d: its joints %d, %d, %d are no chain of angles", g,
+                    chain[0], chain[1], chain[2]);
+      }
     }
     const double beta = m->z0[m->jnt_zadr[j]];
     if (fabs(cos(beta)) < sin(HY_GIMBAL_MARGIN)) {

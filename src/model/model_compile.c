@@ -1231,7 +1231,20 @@ static void fill_joint_kinds(const hy_expanded* x, hy_model* m, const int* order
     const int j = joint_of[order[i]];
     m->jnt_kind[i] = x->kind ? x->kind[j] : (int)x->spec.joints[j].type;
     m->jnt_part[i] = x->kind ? x->part[j] : 0;
-    if (m->jnt_part[i] == hy_model_gimbal_part(m->jnt_kind[i])) m->gimbal_jnt[g++] = i;
+    m->jnt_gimbal[i] = -1;
+  }
+  // a chart's three joints carry each other's bodies: the first is the middle one's parent, the
+  // last its child
+  for (int i = 0; i < m->sizes.nbody; i++) {
+    if (m->jnt_part[i] != hy_model_gimbal_part(m->jnt_kind[i])) continue;
+    int* chain = m->gimbal_jnt + 3 * g;
+    chain[0] = m->body_parent[i];
+    chain[1] = i;
+    chain[2] = -1;
+    for (int k = 0; k < m->sizes.nbody; k++) {
+      if (m->body_parent[k] == i && m->jnt_part[k] == m->jnt_part[i] + 1) chain[2] = k;
+    }
+    m->jnt_gimbal[chain[0]] = g++;
   }
 }
 

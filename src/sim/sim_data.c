@@ -29,6 +29,8 @@ static size_t layout(const hy_model* m, const hy_form_ops* ops, hy_integrator in
   TAKE(d->zdd, hy_doubles(nz));
   TAKE(d->mom, hy_doubles(nz));
   TAKE(d->mom_d, hy_doubles(nz));
+  TAKE(d->gimbal_frame, hy_doubles(9 * (size_t)sz->ngimbal));
+  TAKE(d->gimbal_out, hy_doubles(9 * (size_t)sz->ngimbal));
   TAKE(d->body_pos, hy_doubles(3 * nb));
   TAKE(d->body_rot, hy_doubles(9 * nb));
   TAKE(d->body_com, hy_doubles(3 * nb));
@@ -254,6 +256,7 @@ hy_status hy_data_reset(const hy_model* m, hy_data* d) {
   d->time = 0;
   memcpy(d->z, m->z0, nz * sizeof(double));
   memcpy(d->zd, m->zd0, nz * sizeof(double));
+  hy_mech_gimbal_reset(m, d);
   memset(d->lam, 0, (size_t)(m->sizes.neq + m->sizes.nnh) * sizeof(double));
   memset(&d->stats, 0, sizeof d->stats);
   memset(&d->err, 0, sizeof d->err);
@@ -261,5 +264,7 @@ hy_status hy_data_reset(const hy_model* m, hy_data* d) {
   hy_mech_forget_turns(m, &w->mech);
   hy_integ_restart(&w->integ, m);
   HY_TRY(hy_form_initial_state(f));
-  return hy_forward(m, d);
+  HY_TRY(hy_forward(m, d));
+  hy_mech_gimbal_outputs(m, d, 1);
+  return HY_OK;
 }

@@ -9,7 +9,8 @@
 // The history segment, in this order: its tag (formulation and integrator, so that a history
 // is never set into a data that steps otherwise), zdd, pd and wd (the rates of the pressures and
 // friction states, one vector in hy_data), lam, the powers at the state and the
-// works, the integrator's history, the partition, the formulation's own history, and the bases
+// works, the integrator's history, the partition, the formulation's own history, the anchors of
+// the Cardan charts (in which z holds the angles of spherical and free joints), and the bases
 // of the planar cos and sin (whose last bits the planar kinematics depend on).
 enum { HIST_TAG = 2, HIST_POWER = 5, HIST_WORK = 5 };
 
@@ -17,7 +18,7 @@ static int hist_size(const hy_model* m, const hy_form_ops* ops) {
   const int nz = m->sizes.nz;
   return HIST_TAG + nz + m->sizes.nvol + m->sizes.nfric + m->sizes.neq + m->sizes.nnh + HIST_POWER + HIST_WORK +
          hy_integ_hist_size(m) + hy_form_partition_hist_size(m) + ops->hist_size(m) +
-         hy_mech_cache_size(m);
+         9 * m->sizes.ngimbal + hy_mech_cache_size(m);
 }
 
 static int segment_size(const hy_model* m, const hy_form_ops* ops, unsigned seg) {
@@ -85,6 +86,7 @@ static void hist_get(const hy_model* m, const hy_data* d, double* buf) {
   buf += hy_form_partition_hist_size(m);
   f->ops->hist_get(f, buf);
   buf += f->ops->hist_size(m);
+  buf = put(buf, d->gimbal_frame, 9 * m->sizes.ngimbal);
   hy_mech_cache_get(m, &w->mech, buf);
 }
 
@@ -113,6 +115,7 @@ static void hist_set(const hy_model* m, hy_data* d, const double* buf) {
   buf += hy_form_partition_hist_size(m);
   f->ops->hist_set(f, buf);
   buf += f->ops->hist_size(m);
+  buf = take(buf, d->gimbal_frame, 9 * m->sizes.ngimbal);
   hy_mech_cache_set(m, &w->mech, buf);
 }
 
@@ -215,6 +218,7 @@ hy_status hy_state_set(const hy_model* m, hy_data* d, unsigned segments, const d
     hist_set(m, d, p);
     hy_form_refresh(f);
     hist_set(m, d, p);
+    if (m->sizes.ngimbal > 0) hy_mech_gimbal_outputs(m, d, 0);
     return HY_OK;
   }
   hy_integ_restart(&w->integ, m);

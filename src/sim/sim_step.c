@@ -38,9 +38,22 @@ hy_status hy_sim_step(const hy_model* m, hy_data* d, double h) {
     d->stats.wall_last = now_seconds() - t_start;
     d->stats.wall_time += d->stats.wall_last;
   }
-  // the implicit steps evaluate no ODE (hy_form_forward checks there): the state they accepted
-  if (m->sizes.ngimbal > 0) return hy_mech_gimbal_check(m, d);
+  if (m->sizes.ngimbal > 0) {
+    // the implicit steps evaluate no ODE (hy_form_forward checks there): the state they
+    // accepted, then the charts for the next step
+    HY_TRY(hy_mech_gimbal_check(m, d));
+    hy_mech_gimbal_reanchor(m, d);
+    hy_mech_gimbal_outputs(m, d, 0);
+  }
   return HY_OK;
+}
+
+int hy_reanchor(const hy_model* m, hy_data* d, int model_charts) {
+  if (!m || !d) return 0;
+  if (model_charts) hy_mech_gimbal_reset(m, d);
+  const int n = hy_mech_gimbal_reanchor(m, d);
+  hy_mech_gimbal_outputs(m, d, 0);
+  return n;
 }
 
 hy_status hy_step(const hy_model* m, hy_data* d) {
