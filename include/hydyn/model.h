@@ -44,6 +44,8 @@ typedef struct hy_srcpos {
 #define HY_MAX_COEFFICIENT 1e15  // viscous and end-damper coefficients (N s/m, N/m)
 #define HY_MAX_ITERATIONS 1000000  // solver max_iterations
 #define HY_MAX_CUTS 40           // solver max_cuts: the smallest step is dt / 2^40
+#define HY_MAX_RATIO 1e6         // magnitude of a coupler's ratio ((m or rad)/(m or rad))
+#define HY_MIN_RATIO 1e-6        // and its smallest magnitude (0 would uncouple the joints)
 
 // The bulk modulus of a rigid wall: a cylinder's bulk_modulus or a volume's hose_bulk_modulus
 // of HY_RIGID (`rigid` in a model file) adds no compliance term V/B to the volume it bounds.
@@ -205,6 +207,21 @@ typedef struct hy_nonholonomic_def {
   double axis[3];  // in the frame of the marker's body, normalized by the compiler
   hy_srcpos pos;
 } hy_nonholonomic_def;
+
+// A joint coupler (docs/model-format.md, "couplers"): a holonomic constraint between the
+// coordinates of two joints of one coordinate each (revolute or prismatic),
+//   phi = z_a - ratio z_b - offset = 0,
+// the row of Phi a rack and pinion or a gear pair adds to the cut joints' (a rack's slide z_a
+// (m) on a pinion's angle z_b (rad): ratio = the pitch radius (m/rad); two gears: ratio =
+// -r_b/r_a). Units: ratio (unit of z_a)/(unit of z_b), offset the unit of z_a (rad or m).
+typedef struct hy_coupler_def {
+  char name[HY_NAME_MAX];
+  char joint_a[HY_NAME_MAX];
+  char joint_b[HY_NAME_MAX];
+  double ratio;   // finite, HY_MIN_RATIO <= |ratio| <= HY_MAX_RATIO
+  double offset;  // NAN (the default): z0_a - ratio z0_b, so that phi = 0 at the joints' z0
+  hy_srcpos pos;
+} hy_coupler_def;
 
 // A force element between two markers. An actuator pushes marker_b away from marker_a with
 // value * signal(t) newtons (pulls when negative); with `equilibrium` set, the value is instead
@@ -474,6 +491,8 @@ HY_API hy_signal_def hy_signal_def_default(void);
 HY_API hy_load_def hy_load_def_default(void);
 HY_API hy_cut_def hy_cut_def_default(void);
 HY_API hy_nonholonomic_def hy_nonholonomic_def_default(void);
+// Coupler defaults: ratio 1, offset NAN (derived from z0), names empty.
+HY_API hy_coupler_def hy_coupler_def_default(void);
 HY_API hy_force_def hy_force_def_default(void);
 // Hydraulic defaults (seeds README, "Hydraulic circuit parameters"): law constant, laminar
 // cubic, dp_lim = 2e5 Pa, p0 = NAN, init given, pump kind fixed; throttles law
@@ -523,6 +542,7 @@ HY_API hy_status hy_spec_add_signal(hy_spec* s, const hy_signal_def* def);
 HY_API hy_status hy_spec_add_load(hy_spec* s, const hy_load_def* def);
 HY_API hy_status hy_spec_add_cut(hy_spec* s, const hy_cut_def* def);
 HY_API hy_status hy_spec_add_nonholonomic(hy_spec* s, const hy_nonholonomic_def* def);
+HY_API hy_status hy_spec_add_coupler(hy_spec* s, const hy_coupler_def* def);
 HY_API hy_status hy_spec_add_force(hy_spec* s, const hy_force_def* def);
 HY_API hy_status hy_spec_set_planar(hy_spec* s, hy_planar planar);
 HY_API hy_status hy_spec_add_circuit(hy_spec* s, const hy_circuit_def* def);
@@ -550,9 +570,11 @@ typedef struct hy_sizes {
   int nsigarg;  // references of signals to signals, all signals together (sig_arg)
   int nload;    // applied loads
   int ncut;     // cut joints
-  int neq;      // constraint equations of all cut joints (m)
+  int neq;      // holonomic constraint equations (m): those of all cut joints, then one per
+                // coupler
   int nnh;      // nonholonomic constraints, one equation each (l): rows neq .. neq + nnh - 1
                 // of D = [Phi_z; B] (seed 003 Eq. 14) in hy_data.phi_z
+  int ncpl;     // joint couplers, one equation each: rows cpl_eqadr of Phi, after the cut joints'
   int nfrc;     // force elements
   int ncirc;    // hydraulic circuits (oil properties)
   int nvol;     // hydraulic volumes (pressure states)
@@ -709,6 +731,12 @@ typedef enum hy_option_key {
   X(int, nh_mrk, sz.nnh)                       /* its marker (on a body) */             \
   X(double, nh_axis, sz.nnh * 3)               /* unit axis, the marker body's frame */ \
   X(hy_srcpos, nh_src, sz.nnh)                 /* where it is defined in the file */    \
+  X(char, cpl_name, sz.ncpl * HY_NAME_MAX)     /* joint coupler names */                \
+  X(int, cpl_jnt, sz.ncpl * 2)                 /* joints a, b (one coordinate each) */  \
+  X(double, cpl_ratio, sz.ncpl)                /* ratio (unit of z_a / unit of z_b) */  \
+  X(double, cpl_offset, sz.ncpl)               /* offset (unit of z_a) */               \
+  X(int, cpl_eqadr, sz.ncpl)                   /* its equation in Phi */                \
+  X(hy_srcpos, cpl_src, sz.ncpl)               /* where it is defined in the file */    \
   X(char, frc_name, sz.nfrc * HY_NAME_MAX)     /* force element names */                \
   X(int, frc_type, sz.nfrc)                    /* hy_force_type */                      \
   X(int, frc_mrk_a, sz.nfrc)                   /* marker a */                           \
@@ -924,6 +952,7 @@ HY_API int hy_model_marker(const hy_model* m, const char* name);
 HY_API int hy_model_signal(const hy_model* m, const char* name);
 HY_API int hy_model_cut(const hy_model* m, const char* name);
 HY_API int hy_model_nonholonomic(const hy_model* m, const char* name);
+HY_API int hy_model_coupler(const hy_model* m, const char* name);
 HY_API int hy_model_force(const hy_model* m, const char* name);
 // Hydraulics: a cylinder's force element is hy_model_force(m, name) (its index into frc_*
 // arrays), its cylinder index hy_model_cylinder(m, name). A source's node number is nvol + its

@@ -159,9 +159,13 @@ static void print_header(const hy_model* m, const char* what) {
   }
   const hy_sizes* s = &m->sizes;
   // nonholonomic constraints only when there are any: the line of other models stays as it was
-  char nh[64] = "";
+  char nh[96] = "";
   if (s->nnh > 0) {
     snprintf(nh, sizeof nh, ", %d nonholonomic constraint%s", s->nnh, plural(s->nnh));
+  }
+  if (s->ncpl > 0) {  // likewise
+    const size_t len = strlen(nh);
+    snprintf(nh + len, sizeof nh - len, ", %d coupler%s", s->ncpl, plural(s->ncpl));
   }
   tab_add(&t,
           "elements\t%d bod%s, %d cut joint%s%s, %d marker%s, %d force element%s, %d volume%s",
@@ -222,7 +226,7 @@ static void print_dof(const hy_model* m, const hy_data* d) {
 
 static void print_loops(const hy_model* m, const hy_data* d) {
   if (m->sizes.ncut == 0) {
-    printf("\nloops: none (an open tree)\n");
+    printf("\nloops: none (%s)\n", m->sizes.ncpl > 0 ? "no cut joints" : "an open tree");
     return;
   }
   section("loops (cut joints)", m->sizes.ncut);
@@ -237,6 +241,23 @@ static void print_loops(const hy_model* m, const hy_data* d) {
             hy_cut_type_name((hy_cut_type)m->cut_type[c]), NAME(m->mrk_name, a),
             body_name(m, m->mrk_body[a]), NAME(m->mrk_name, b), body_name(m, m->mrk_body[b]), ne,
             e0 + 1, e0 + ne, phi);
+  }
+  tab_print(&t);
+}
+
+// Printed only for a model that has them, so the description of other models is unchanged.
+static void print_couplers(const hy_model* m, const hy_data* d) {
+  if (m->sizes.ncpl == 0) return;
+  section("couplers (phi = z_a - ratio z_b - offset)", m->sizes.ncpl);
+  table t = {0};
+  tab_add(&t, "coupler\tjoint a\tjoint b\tratio (SI)\toffset\t|phi| at t = 0");
+  for (int k = 0; k < m->sizes.ncpl; k++) {
+    const int ja = m->cpl_jnt[2 * k], jb = m->cpl_jnt[2 * k + 1];
+    const int prismatic = m->jnt_type[ja] == HY_JOINT_PRISMATIC;
+    tab_add(&t, "%s\t%s\t%s\t%.9g\t%.9g %s\t%.3g", NAME(m->cpl_name, k), NAME(m->jnt_name, ja),
+            NAME(m->jnt_name, jb), m->cpl_ratio[k],
+            prismatic ? m->cpl_offset[k] : RAD_TO_DEG * m->cpl_offset[k], prismatic ? "m" : "deg",
+            fabs(d->phi[m->cpl_eqadr[k]]));
   }
   tab_print(&t);
 }
@@ -712,6 +733,7 @@ int hy_cli_info(int argc, char** argv) {
   print_bodies(m, d);
   print_dof(m, d);
   print_loops(m, d);
+  print_couplers(m, d);
   print_nonholonomic(m, d);
   print_markers(m, d);
   print_loads(m);

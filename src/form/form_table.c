@@ -42,9 +42,10 @@ hy_status hy_form_choose(const hy_model* m, const hy_form_ops** ops, hy_integrat
                          char* note, size_t size, hy_error* err) {
   const hy_option* o = &m->opt;
   const int loops = m->sizes.ncut > 0, hyd = has_hydraulics(m), nh = m->sizes.nnh > 0;
+  const int cpl = m->sizes.ncpl > 0;
   if (note && size) note[0] = '\0';
   hy_formulation form = o->formulation;
-  if (form == HY_FORM_AUTO) form = loops || nh ? HY_FORM_PENALTY : HY_FORM_TREE;
+  if (form == HY_FORM_AUTO) form = loops || nh || cpl ? HY_FORM_PENALTY : HY_FORM_TREE;
   switch (form) {
     case HY_FORM_TREE: *ops = &hy_form_tree_ops; break;
     case HY_FORM_PENALTY: *ops = &hy_form_penalty_ops; break;
@@ -71,6 +72,14 @@ hy_status hy_form_choose(const hy_model* m, const hy_form_ops** ops, hy_integrat
                    "formulation %s cannot run model '%s': it has %d nonholonomic "
                    "constraint%s; use penalty or double-step", (*ops)->name, m->name,
                    m->sizes.nnh, m->sizes.nnh == 1 ? "" : "s");
+  }
+  // couplers are rows of Phi in relative coordinates: the tree formulation has no constraints,
+  // the global-coordinate ones and dca and hdca build their own from the joints and cut joints
+  if (cpl && form != HY_FORM_PENALTY && form != HY_FORM_DOUBLE_STEP) {
+    return HY_FAIL(err, HY_ERR_MODEL,
+                   "formulation %s cannot run model '%s': it has %d coupler%s (coupler '%s'); "
+                   "use penalty or double-step", (*ops)->name, m->name, m->sizes.ncpl,
+                   m->sizes.ncpl == 1 ? "" : "s", m->cpl_name);
   }
   if (o->reactions && form != HY_FORM_DCA && form != HY_FORM_HDCA) {
     return HY_FAIL(err, HY_ERR_MODEL,
@@ -112,6 +121,7 @@ hy_status hy_form_choose(const hy_model* m, const hy_form_ops** ops, hy_integrat
   *integ = k;
   if (note && size && (o->formulation == HY_FORM_AUTO || o->integrator == HY_INTEG_AUTO)) {
     const char* why = loops ? "the model has closed loops"
+                      : cpl ? "the model has joint couplers"
                       : nh  ? "the model has nonholonomic constraints"
                       : hyd ? "the model has hydraulics and no closed loops"
                             : "the model is an open tree without hydraulics";

@@ -112,7 +112,7 @@ static void build(builder* b, const hy_model* m, const hy_data* d) {
          "E_total");
   // Closed-loop columns come after the energies, so the leading columns of every model stay in
   // the same place for scripts written against open trees.
-  if (sz->ncut > 0) {
+  if (sz->neq > 0) {  // cut joints or couplers
     add_double(b, 1, "m", "largest |Phi_i|, loop-closure violation (m or rad)", &d->violation,
                "violation", NULL);
   }

@@ -186,10 +186,10 @@ static void file_stem(const char* path, char out[HY_NAME_MAX]) {
 }
 
 static hy_status load_root(hy_io_loader* ld, const hy_io_node* root) {
-  static const char* const keys[] = {
-      "name",         "description", "gravity",    "planar", "bodies",
-      "joints",       "markers",     "signals",    "loads",  "cut_joints",
-      "nonholonomic", "forces",      "hydraulics", "solver", NULL};
+  static const char* const keys[] = {"name",   "description", "gravity",      "planar",
+                                     "bodies", "joints",      "markers",      "signals",
+                                     "loads",  "cut_joints",  "nonholonomic", "couplers",
+                                     "forces", "hydraulics",  "solver",       NULL};
   static const char* const planar_words[] = {"auto", "true", "false", NULL};
   char got[96];
   if (!root) {
@@ -258,6 +258,7 @@ static hy_status load_root(hy_io_loader* ld, const hy_io_node* root) {
   HY_TRY(hy_io_load_loads(ld, root));
   HY_TRY(hy_io_load_cuts(ld, root));
   HY_TRY(hy_io_load_nonholonomic(ld, root));
+  HY_TRY(hy_io_load_couplers(ld, root));
   HY_TRY(hy_io_load_forces(ld, root));
   HY_TRY(hy_io_load_hydraulics(ld, root));
   return HY_OK;

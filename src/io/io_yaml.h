@@ -161,6 +161,7 @@ hy_status hy_io_load_markers(hy_io_loader* ld, const hy_io_node* root);       //
 hy_status hy_io_load_loads(hy_io_loader* ld, const hy_io_node* root);         // io_yaml_mech.c
 hy_status hy_io_load_cuts(hy_io_loader* ld, const hy_io_node* root);          // io_yaml_mech.c
 hy_status hy_io_load_nonholonomic(hy_io_loader* ld, const hy_io_node* root);  // io_yaml_mech.c
+hy_status hy_io_load_couplers(hy_io_loader* ld, const hy_io_node* root);      // io_yaml_mech.c
 hy_status hy_io_load_forces(hy_io_loader* ld, const hy_io_node* root);        // io_yaml_mech.c
 hy_status hy_io_load_signals(hy_io_loader* ld, const hy_io_node* root);       // io_yaml_signal.c
 hy_status hy_io_load_hydraulics(hy_io_loader* ld, const hy_io_node* root);    // io_yaml_hyd.c

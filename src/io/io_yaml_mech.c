@@ -1,11 +1,12 @@
 // Mechanical elements of a model file: bodies, joints, markers, loads, cut joints, nonholonomic
-// constraints and force elements (docs/model-format.md).
+// constraints, couplers and force elements (docs/model-format.md).
 #include <stdio.h>
 #include <string.h>
 
 #include "core/core.h"
 #include "hydyn/names.h"
 #include "io/io_yaml.h"
+#include "model/model.h"
 
 static const double kDeg = 3.14159265358979323846 / 180.0;
 
@@ -449,6 +450,47 @@ hy_status hy_io_load_nonholonomic(hy_io_loader* ld, const hy_io_node* root) {
     if (hy_spec_add_nonholonomic(ld->spec, &d) != HY_OK) {
       return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory adding nonholonomic constraint '%s'",
                      d.name);
+    }
+  }
+  return HY_OK;
+}
+
+//----- couplers ------------------------------------------------------------------------------
+
+// The joints of the spec are those of the file, read before the couplers: a revolute joint_a
+// has its offset written in degrees, like its z0.
+static int spec_joint_revolute(const hy_spec* s, const char* name) {
+  for (int j = 0; j < s->njoint; j++) {
+    if (strcmp(s->joints[j].name, name) == 0) return s->joints[j].type == HY_JOINT_REVOLUTE;
+  }
+  return 0;  // no such joint: hy_model_compile says so
+}
+
+hy_status hy_io_load_couplers(hy_io_loader* ld, const hy_io_node* root) {
+  static const char* const keys[] = {"name", "joint_a", "joint_b", "ratio", "offset", NULL};
+  const hy_io_node* list;
+  HY_TRY(hy_io_get_list(ld, root, "couplers", 0, "couplers", &list));
+  for (int i = 0; list && i < list->nkid; i++) {
+    hy_io_item it;
+    const hy_io_node* n;
+    HY_TRY(hy_io_list_item(ld, list, i, "couplers", "coupler", keys, &it, &n));
+    hy_coupler_def d = hy_coupler_def_default();
+    d.pos = hy_io_pos_of(n);
+    HY_TRY(hy_io_require_name(ld, &it, n, "name", "a unique name", d.name));
+    HY_TRY(hy_io_check_unique(ld, &it, list, i, "coupler"));
+    HY_TRY(hy_io_require_name(ld, &it, n, "joint_a", "a joint name", d.joint_a));
+    HY_TRY(hy_io_require_name(ld, &it, n, "joint_b", "a joint name", d.joint_b));
+    // no default: a ratio of 1 is as arbitrary as any other
+    HY_TRY(hy_io_require_number(ld, &it, n, "ratio",
+                                "a non-zero number, (unit of joint_a)/(unit of joint_b) in m and "
+                                "rad (a rack on a pinion: the pitch radius in m/rad)",
+                                &d.ratio));
+    if (hy_io_map_val(n, "offset")) {
+      HY_TRY(hy_io_get_number(ld, it.where, HY_IO_KEY(n, "offset"), &d.offset));
+      if (spec_joint_revolute(ld->spec, d.joint_a)) d.offset *= kDeg;
+    }
+    if (hy_spec_add_coupler(ld->spec, &d) != HY_OK) {
+      return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory adding coupler '%s'", d.name);
     }
   }
   return HY_OK;

@@ -304,7 +304,7 @@ hy_status hy_linearizer_make(const hy_model* m0, hy_linearizer** out, hy_error* 
     hy_linearizer_free(lz);
     return HY_FAIL(err, st, "linearization: cannot copy the model");
   }
-  const int constrained = lz->m->sizes.ncut + lz->m->sizes.nnh > 0;
+  const int constrained = lz->m->sizes.neq + lz->m->sizes.nnh > 0;  // cut joints, couplers
   lz->m->opt.formulation = constrained ? HY_FORM_DOUBLE_STEP : HY_FORM_TREE;
   lz->m->opt.integrator = HY_INTEG_AUTO;
   st = hy_data_make(lz->m, &lz->d, err);

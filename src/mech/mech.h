@@ -138,7 +138,8 @@ void hy_mech_add_point_along(const hy_model* m, const hy_data* d, int body, cons
 // hy_mech_add_point_along). Needs both kinematics stages.
 void hy_mech_marker_acceleration0(const hy_model* m, const hy_data* d, const hy_mech_work* w,
                                   int k, double dd[3]);
-// Phi, Phi_z and Phi_z_dot zd of every cut joint into d->phi, d->phi_z, d->phi_bias, and
+// Phi, Phi_z and Phi_z_dot zd of every cut joint, then of every coupler (its constant row,
+// mech_constraint.c coupler_rows), into d->phi, d->phi_z, d->phi_bias, and
 // d->violation = max |Phi_i| (seed 000 Sect. 2.2; planar models give in-plane equations only).
 // Needs hy_mech_kinematics (which also fills the zdd = 0 accelerations the bias uses).
 void hy_mech_constraints(const hy_model* m, hy_data* d, hy_mech_work* w);

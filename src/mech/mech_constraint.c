@@ -392,6 +392,26 @@ static MECH_NOINLINE double cut_general(const hy_model* m, hy_data* d, hy_mech_w
   return viol;
 }
 
+// The couplers' rows (docs/model-format.md, "couplers"): Phi = z_a - ratio z_b - offset, linear
+// in z, so Phi_z is the constant row (1 at z_a, -ratio at z_b) and the bias Phi_z_dot zd is 0.
+// Raises d->violation (set by the cut joints before) to their largest |Phi|.
+static MECH_NOINLINE void coupler_rows(const hy_model* m, hy_data* d, int want) {
+  const int nz = m->sizes.nz;
+  for (int k = 0; k < m->sizes.ncpl; k++) {
+    const int r = m->cpl_eqadr[k];
+    if (want & WANT_BIAS) d->phi_bias[r] = 0;
+    if (!(want & WANT_ROWS)) continue;
+    const int za = m->jnt_zadr[m->cpl_jnt[2 * k]], zb = m->jnt_zadr[m->cpl_jnt[2 * k + 1]];
+    const double ratio = m->cpl_ratio[k];
+    double* row = d->phi_z + (size_t)r * (size_t)nz;
+    memset(row, 0, sizeof(double) * (size_t)nz);
+    row[za] = 1.0;
+    row[zb] = -ratio;
+    d->phi[r] = d->z[za] - ratio * d->z[zb] - m->cpl_offset[k];
+    d->violation = fmax(d->violation, fabs(d->phi[r]));
+  }
+}
+
 // Always inlined with `want`, xy and chain constants: each entry point gets the code of its
 // stage only, and planar models a loop that keeps the general cuts out of line.
 static HY_ALWAYS_INLINE void constraints_planar(const hy_model* m, hy_data* d, hy_mech_work* w,
@@ -423,11 +443,12 @@ static HY_ALWAYS_INLINE void constraints(const hy_model* m, hy_data* d, hy_mech_
     } else {
       constraints_planar(m, d, w, want, 1, 0);
     }
-    return;
+  } else {
+    double viol = 0;
+    for (int k = 0; k < m->sizes.ncut; k++) viol = fmax(viol, cut_general(m, d, w, want, k));
+    if (want & WANT_ROWS) d->violation = viol;
   }
-  double viol = 0;
-  for (int k = 0; k < m->sizes.ncut; k++) viol = fmax(viol, cut_general(m, d, w, want, k));
-  if (want & WANT_ROWS) d->violation = viol;
+  if (m->sizes.ncpl > 0) coupler_rows(m, d, want);
 }
 
 void hy_mech_constraints(const hy_model* m, hy_data* d, hy_mech_work* w) {

@@ -42,6 +42,8 @@ struct hy_spec {
   int ncut, cap_cut;
   hy_nonholonomic_def* nonholonomics;
   int nnonholonomic, cap_nonholonomic;
+  hy_coupler_def* couplers;
+  int ncoupler, cap_coupler;
   hy_force_def* forces;
   int nforce, cap_force;
   hy_circuit_def* circuits;

@@ -720,6 +720,56 @@ static hy_status check_nonholonomic(const checker* c) {
   return HY_OK;
 }
 
+// Couplers (docs/model-format.md, "couplers"): two different joints of one coordinate each, a
+// ratio within HY_MIN_RATIO .. HY_MAX_RATIO in magnitude and an offset that phi = 0 can reach
+// with coordinates within HY_MAX_COORD.
+static hy_status check_couplers(const checker* c) {
+  const hy_model* m = c->m;
+  for (int k = 0; k < m->sizes.ncpl; k++) {
+    char elem[96];
+    elem_name(elem, sizeof elem, "coupler", m->cpl_name, k);
+    const hy_srcpos pos = m->cpl_src[k];
+    const char* unit[2] = {"m", "rad"};
+    int revolute[2];
+    for (int side = 0; side < 2; side++) {
+      const int j = m->cpl_jnt[2 * k + side];
+      const char s = side == 0 ? 'a' : 'b';
+      if (j < 0 || j >= m->sizes.nbody) {
+        return fail(c, pos, "%s: joint_%c: no joint of index %d", elem, s, j);
+      }
+      const int kind = m->jnt_kind[j];
+      if (kind != HY_JOINT_REVOLUTE && kind != HY_JOINT_PRISMATIC) {
+        char def[HY_NAME_MAX];
+        return fail(c, pos,
+                    "%s: joint_%c: joint '%s' is a %s joint of %d coordinates; a coupler couples "
+                    "joints of one coordinate (revolute or prismatic)",
+                    elem, s, hy_model_joint_def_name(m, j, def),
+                    hy_joint_type_name((hy_joint_type)kind), hy_joint_type_nz((hy_joint_type)kind));
+      }
+      revolute[side] = m->jnt_type[j] == HY_JOINT_REVOLUTE;
+    }
+    if (m->cpl_jnt[2 * k] == m->cpl_jnt[2 * k + 1]) {
+      return fail(c, pos, "%s: joint_a and joint_b are the same joint '%.*s'", elem,
+                  HY_NAME_MAX - 1, m->jnt_name + (size_t)m->cpl_jnt[2 * k] * HY_NAME_MAX);
+    }
+    char ratio_unit[16];
+    if (revolute[0] == revolute[1]) {
+      snprintf(ratio_unit, sizeof ratio_unit, "-");
+    } else {
+      snprintf(ratio_unit, sizeof ratio_unit, "%s/%s", unit[revolute[0]], unit[revolute[1]]);
+    }
+    const double ratio = m->cpl_ratio[k];
+    if (!(isfinite(ratio) && fabs(ratio) >= HY_MIN_RATIO && fabs(ratio) <= HY_MAX_RATIO)) {
+      return fail(c, pos, "%s: ratio must be a finite number with %g <= |ratio| <= %g (%s), got %g",
+                  elem, HY_MIN_RATIO, HY_MAX_RATIO, ratio_unit, ratio);
+    }
+    const double lim = HY_MAX_COORD * (1 + fabs(ratio));
+    const range offset = {-lim, lim, 0, 0, unit[revolute[0]]};
+    HY_TRY(check_num(c, pos, elem, "offset", m->cpl_offset[k], &offset));
+  }
+  return HY_OK;
+}
+
 static hy_status check_forces(const checker* c) {
   const hy_model* m = c->m;
   for (int k = 0; k < m->sizes.nfrc; k++) {
@@ -1270,6 +1320,7 @@ hy_status hy_model_check(const hy_model* m, hy_error* err) {
   HY_TRY(check_signals(&c));
   HY_TRY(check_cuts(&c));
   HY_TRY(check_nonholonomic(&c));
+  HY_TRY(check_couplers(&c));
   HY_TRY(check_forces(&c));
   HY_TRY(check_circuits(&c));
   HY_TRY(check_pumps(&c));

@@ -95,6 +95,9 @@ int hy_model_cut(const hy_model* m, const char* name) {
 int hy_model_nonholonomic(const hy_model* m, const char* name) {
   return find_name(m->nh_name, m->sizes.nnh, name);
 }
+int hy_model_coupler(const hy_model* m, const char* name) {
+  return find_name(m->cpl_name, m->sizes.ncpl, name);
+}
 int hy_model_force(const hy_model* m, const char* name) {
   return find_name(m->frc_name, m->sizes.nfrc, name);
 }
@@ -291,6 +294,31 @@ static hy_status check_nonholonomic(const hy_spec* s, hy_error* err) {
          "nonholonomic constraint '%s': %d nonholonomic constraints on a model of %d "
          "coordinates leave no motion (at most %d)",
          nd->name, nnh, nz, nz - 1);
+  }
+  return HY_OK;
+}
+
+// Names of the couplers and the joints they name, as the model file defines them (s: the spec
+// before hy_model_expand). Whether those joints have one coordinate, and the coupler's numbers,
+// are hy_model_check's.
+static hy_status check_couplers(const hy_spec* s, hy_error* err) {
+  for (int k = 0; k < s->ncoupler; k++) {
+    const hy_coupler_def* cd = &s->couplers[k];
+    if (cd->name[0] == 0) FAIL(cd->pos, "coupler %d has no name", k);
+    for (int q = 0; q < k; q++) {
+      if (strcmp(s->couplers[q].name, cd->name) == 0) {
+        FAIL(cd->pos, "duplicate coupler name '%s'", cd->name);
+      }
+    }
+    for (int side = 0; side < 2; side++) {
+      const char* jn = side == 0 ? cd->joint_a : cd->joint_b;
+      int found = 0;
+      for (int j = 0; j < s->njoint && !found; j++) found = strcmp(s->joints[j].name, jn) == 0;
+      if (!found) {
+        FAIL(cd->pos, "coupler '%s': joint_%c: joint '%s' does not exist", cd->name,
+             side == 0 ? 'a' : 'b', jn);
+      }
+    }
   }
   return HY_OK;
 }
@@ -779,6 +807,36 @@ static void fill_mech(const hy_spec* s, hy_model* m, const int* order, const int
   }
 }
 
+// The couplers of s_def (the spec before hy_model_expand) into m, after fill_mech. A joint of
+// several coordinates is named by the first joint of its chain ("<name>.1"), which
+// hy_model_check then refuses by its kind, with the joint's own name. A coupler without an
+// offset gets the one that closes it at z0 (docs/model-format.md, "couplers").
+static void fill_couplers(const hy_spec* s_def, hy_model* m) {
+  for (int k = 0; k < s_def->ncoupler; k++) {
+    const hy_coupler_def* cd = &s_def->couplers[k];
+    memcpy(m->cpl_name + (size_t)k * HY_NAME_MAX, cd->name, HY_NAME_MAX);
+    for (int side = 0; side < 2; side++) {
+      const char* jn = side == 0 ? cd->joint_a : cd->joint_b;
+      int nz = 1;
+      for (int j = 0; j < s_def->njoint; j++) {
+        if (strcmp(s_def->joints[j].name, jn) == 0) nz = hy_joint_type_nz(s_def->joints[j].type);
+      }
+      char first[HY_NAME_MAX + 2];
+      snprintf(first, sizeof first, "%s.1", jn);
+      m->cpl_jnt[2 * k + side] = hy_model_joint(m, nz > 1 ? first : jn);
+    }
+    const double ratio = cd->ratio;
+    const int ja = m->cpl_jnt[2 * k], jb = m->cpl_jnt[2 * k + 1];
+    m->cpl_ratio[k] = ratio;
+    m->cpl_offset[k] = cd->offset;
+    // (a joint not found is hy_model_check's to report)
+    if (isnan(cd->offset) && ja >= 0 && jb >= 0) {
+      m->cpl_offset[k] = m->z0[m->jnt_zadr[ja]] - ratio * m->z0[m->jnt_zadr[jb]];
+    }
+    m->cpl_src[k] = cd->pos;
+  }
+}
+
 // Fills the hydraulic arrays of m (sizes already set) and the force elements of the cylinders,
 // numbered after the spec's force elements.
 // Points of the oil tables of the spec's circuits and volumes (the spec keeps only the table
@@ -1179,6 +1237,8 @@ static hy_status derive_planar_cuts(const hy_spec* s, hy_model* m, hy_error* err
     m->cut_neq[k] = cut_equations(s->cuts[k].type, planar);
     eqadr += m->cut_neq[k];
   }
+  // the couplers' rows follow the cut joints'
+  for (int k = 0; k < m->sizes.ncpl; k++) m->cpl_eqadr[k] = eqadr++;
   m->sizes.neq = eqadr;
   return HY_OK;
 }
@@ -1274,6 +1334,7 @@ hy_status hy_model_compile(const hy_spec* s_def, hy_model** out, hy_error* err) 
   // structure: names, references, the tree, hydraulic connections
   status = check_tree(s, err, joint_of, order, new_of);
   if (status == HY_OK) status = check_references(s, err);
+  if (status == HY_OK) status = check_couplers(s_def, err);
   if (status == HY_OK) status = hyd_check(s, err);
   if (status != HY_OK) goto done;
 
@@ -1299,6 +1360,7 @@ hy_status hy_model_compile(const hy_spec* s_def, hy_model** out, hy_error* err) 
                  .ncut = s->ncut,
                  .neq = 0,
                  .nnh = s->nnonholonomic,
+                 .ncpl = s_def->ncoupler,
                  .nfrc = s->nforce + s->ncylinder,
                  .ncirc = s->ncircuit,
                  .nvol = s->nvolume,
@@ -1324,6 +1386,7 @@ hy_status hy_model_compile(const hy_spec* s_def, hy_model** out, hy_error* err) 
   memcpy(m->opt_src, s->opt_src, sizeof s->opt_src);
   fill_mech(s, m, order, joint_of, new_of);
   fill_joint_kinds(&x, m, order, joint_of);
+  fill_couplers(s_def, m);
   fill_hyd(s, m);
 
   // values, before anything is derived from them

@@ -76,6 +76,14 @@ hy_nonholonomic_def hy_nonholonomic_def_default(void) {
   return d;
 }
 
+hy_coupler_def hy_coupler_def_default(void) {
+  hy_coupler_def d;
+  memset(&d, 0, sizeof d);
+  d.ratio = 1.0;
+  d.offset = NAN;  // derived by the compiler from the joints' z0
+  return d;
+}
+
 hy_force_def hy_force_def_default(void) {
   hy_force_def d;
   memset(&d, 0, sizeof d);
@@ -238,6 +246,7 @@ void hy_spec_free(hy_spec* s) {
   hy_free(s->loads);
   hy_free(s->cuts);
   hy_free(s->nonholonomics);
+  hy_free(s->couplers);
   hy_free(s->forces);
   for (int i = 0; i < s->ncircuit; i++) {
     hy_free((void*)s->circuits[i].table_p);
@@ -324,6 +333,11 @@ hy_status hy_spec_add_cut(hy_spec* s, const hy_cut_def* def) {
 
 hy_status hy_spec_add_nonholonomic(hy_spec* s, const hy_nonholonomic_def* def) {
   HY_SPEC_ADD_(s, nonholonomics, nnonholonomic, cap_nonholonomic, def);
+  return HY_OK;
+}
+
+hy_status hy_spec_add_coupler(hy_spec* s, const hy_coupler_def* def) {
+  HY_SPEC_ADD_(s, couplers, ncoupler, cap_coupler, def);
   return HY_OK;
 }
 

@@ -39,7 +39,7 @@ static void finish(const hy_model* m, const hy_data* d, double t0, hy_run_summar
                      ? (double)st->niter / (double)attempts
                      : NAN;
   s->iter_max = st->niter_max;
-  s->violation_max = m->sizes.ncut > 0 ? st->violation_max : NAN;
+  s->violation_max = m->sizes.neq > 0 ? st->violation_max : NAN;  // cut joints, couplers
   s->nh_violation_max = m->sizes.nnh > 0 ? st->nh_violation_max : NAN;
   s->drift_rel = s->drift / fmax(s->scale, DBL_MIN);
   s->drift_pct_pot = NAN;
