@@ -1,8 +1,8 @@
 // The built-in timber crane (models/timber-crane.yaml: a 3-D loader with a four-bar jib linkage
-// closed by a revolute cut joint, a grapple on a universal joint and four valve-controlled
-// cylinders) over the first seconds of its work cycle at its own dt = 1 ms, with both closed-loop
-// formulations: the loop stays closed, the energy balance closes, the formulations agree, the
-// grapple hangs and the relief valve holds the pump line.
+// closed by a spherical cut joint, a rack and pinion (a coupler), a grapple on a universal joint
+// and four valve-controlled cylinders) over the first seconds of its work cycle at its own
+// dt = 1 ms, with both closed-loop formulations: the loop stays closed, the energy balance
+// closes, the formulations agree, the grapple hangs and the relief valve holds the pump line.
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,7 +12,8 @@
 #include "fixture.h"
 #include "hydyn/hydyn.h"
 
-// The first 8 s of the cycle: the boom lifts from 1 s, the column swings from 2 s, the jib
+// The first 8 s of the cycle: the boom lifts from 1 s, the column swings from 2 s (its rack
+// cylinder through a rack and pinion, a coupler), the jib
 // unfolds from 3 s and the extension runs out from 5 s, so every actuator moves.
 enum { NSTEP = 8000, NZ_MAX = 16, NCYL_MAX = 8 };
 
@@ -97,6 +98,12 @@ START_TEST(timber_crane_cycle) {
   run_crane(m, HY_FORM_DOUBLE_STEP, &runs[1]);
   const char* name[2] = {"penalty", "double-step"};
   const double tol = m->opt.tol_pos;
+  // the rack and pinion: the rack's slide is geared to the slew, z_rack = ratio * slew
+  const int cpl = hy_model_coupler(m, "pinion");
+  ck_assert(cpl >= 0);
+  const int slew = m->jnt_zadr[hy_model_joint(m, "slew")];
+  const int rack = m->jnt_zadr[hy_model_joint(m, "rack_slide")];
+  const double ratio = m->cpl_ratio[cpl];
 
   // the pump line's bound: the relief valve is fully open at p_set + p_open above its outlet and
   // then passes cv sqrt(dp) (turbulent, far above the laminar limit), more than the pump's whole
@@ -118,6 +125,17 @@ START_TEST(timber_crane_cycle) {
                     name[f], k, c->stroke[k][1] - c->stroke[k][0]);
     }
     ck_assert_msg(c->work_max > 1e3, "%s: actuator work %.3g J", name[f], c->work_max);
+    // the rack turns the column further than a lever could (about +-40 deg): past 80 deg, with
+    // the rack where the pinion's pitch circle puts it (to the closure's tolerance)
+    double slew_max = 0, gear_gap = 0;
+    for (long i = 0; i <= NSTEP; i++) {
+      slew_max = fmax(slew_max, fabs(c->z[i][slew]));
+      gear_gap = fmax(gear_gap, fabs(c->z[i][rack] - ratio * c->z[i][slew]));
+    }
+    ck_assert_msg(slew_max > 80 * HY_PI / 180, "%s: the column slewed only %.1f deg", name[f],
+                  slew_max * 180 / HY_PI);
+    ck_assert_msg(gear_gap < (f == 0 ? tol : 1e-11), "%s: rack off its pinion by %.3g m",
+                  name[f], gear_gap);
     // the cycle runs at dt = 1 ms: no Newton failure cut a step into smaller ones (the work
     // summed here over whole steps then follows the same trapezoids as the library's)
     ck_assert_msg(c->substeps == NSTEP, "%s: %ld integrator steps for %d steps of dt", name[f],
