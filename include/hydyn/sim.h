@@ -144,6 +144,8 @@ typedef struct hy_data {
                       // valve v's spool velocity for every order, 0 for spool: none) (nspool)
   int hyd_seed_only;  // the circuit has only the seeds' elements (hy_hyd_initial_state):
                       // the evaluation skips the options' tests
+  int spool_seed_only;  // every spool is the seeds' (hy_hyd_spool_seed_only): the
+                        // trapezoidal step takes their references as the bare commands
   double* vlv_u0;     // the constant offset added to each valve's command: 0, or solved
                       // for initial: rest when the data are reset (units of U)  (nvlv)
   double* vol_V;      // oil volume: hoses + cylinder chambers + accumulators' oil

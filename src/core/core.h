@@ -20,6 +20,14 @@
 #define HY_ALWAYS_INLINE inline
 #endif
 
+// A function kept out of its callers: a rarely taken path, or a large body whose register
+// allocation should not mix with theirs.
+#if defined(__GNUC__)
+#define HY_NOINLINE __attribute__((noinline))
+#else
+#define HY_NOINLINE
+#endif
+
 //----- sized kernels -------------------------------------------------------------------------
 // The one family of size dispatch. HY_SIZED(n, f, ...) runs f(k, ...) with k the constant equal
 // to n for 1 <= n <= 8, f(n, ...) otherwise. With f an HY_ALWAYS_INLINE function, each case is a
@@ -180,6 +188,12 @@ static HY_ALWAYS_INLINE void hy_copy_n(int n, double* restrict r, const double* 
   for (int i = 0; i < n; i++) r[i] = a[i];
 }
 #define HY_COPY(n, r, a) HY_SIZED(n, hy_copy_n, r, a)
+
+// r = 0 for n doubles, the same for zeroing (memset's rep stos counts one instruction a double),
+// for n a constant at the call.
+static HY_ALWAYS_INLINE void hy_zero_n(int n, double* restrict r) {
+  for (int i = 0; i < n; i++) r[i] = 0;
+}
 
 //----- 3-vectors and 3x3 matrices (row-major, double[3] and double[9]) -----------------------
 

@@ -145,10 +145,22 @@ void hy_hyd_cylinder_forces(const hy_model* m, hy_data* d);
 // not depend on the pressures, so the integrators step them apart (the trapezoidal rule in closed
 // form, hy_hyd_spool_step) and the network evaluation reads d->U as it is.
 //
+// Valve v's command at time t, its signal alone (units of U; 0 without a signal). Inline: for
+// the seeds' spools (hy_hyd_spool_seed_only) it is the reference, which the trapezoidal step
+// looks up on every step.
+static inline double hy_hyd_spool_command(const hy_model* m, int v, double t) {
+  const int sig = m->vlv_sig[v];
+  return sig >= 0 ? hy_signal_eval(m, sig, t) : 0.0;
+}
 // The shaping of a command c: sat(dz(c)).
 double hy_hyd_spool_shape(const hy_model* m, int v, double c);
 // U_ref of valve v at time t (units of U).
 double hy_hyd_spool_reference(const hy_model* m, const hy_data* d, int v, double t);
+// 1 when every valve's spool is the seeds' (seed 000 Eq. 27): first order, and its reference
+// the bare command (no dead zone, no limit, no offset in d->vlv_u0), so that
+// hy_hyd_spool_command and hy_hyd_spool_lag give what hy_hyd_spool_reference and
+// hy_hyd_spool_step would, bit for bit. hy_hyd_initial_state stores it in d->spool_seed_only.
+int hy_hyd_spool_seed_only(const hy_model* m, const hy_data* d);
 // y at the end of a step of size h from y0 for y_dot = (r(t) - y) / tau with r(t) = r0 and
 // r(t + h) = r1: the trapezoidal rule on the linear equation, solved in closed form,
 // y1 = ((1 - a) y0 + a (r0 + r1)) / (1 + a), a = h / (2 tau). The spools follow their reference
@@ -156,6 +168,14 @@ double hy_hyd_spool_reference(const hy_model* m, const hy_data* d, int v, double
 static inline double hy_hyd_spool_lag_step(double y0, double r0, double r1, double h, double tau) {
   const double a = h / (2.0 * tau);
   return ((1.0 - a) * y0 + a * (r0 + r1)) / (1.0 + a);
+}
+// The first-order spool's step of hy_hyd_spool_step, inline for the trapezoidal step of the
+// seeds' spools: d->U[v] by hy_hyd_spool_lag_step and d->Ud[v] = (r1 - U) / tau (Eq. 27).
+static inline void hy_hyd_spool_lag(const hy_model* m, hy_data* d, int v, double u0, double r0,
+                                    double r1, double h) {
+  const double tau = m->vlv_tau[v];
+  d->U[v] = hy_hyd_spool_lag_step(u0, r0, r1, h, tau);
+  d->Ud[v] = (r1 - d->U[v]) / tau;
 }
 // The trapezoidal step of size h of valve v's spool from the position u0 and, second order, the
 // velocity w0 at its start, with the references r0 and r1 at its ends: d->U and d->Ud of the

@@ -46,5 +46,5 @@ void hy_hyd_cylinder_forces(const hy_model* m, hy_data* d) {
 }
 
 void hy_hyd_cylinder_partials(const hy_model* m, const hy_data* d, hy_hyd_work* hw, int c) {
-  hy_hyd_cylinder_partials_inline(m, d, hw, c);
+  hy_hyd_cylinder_partials_inline(m, d, hw, c, 0);
 }

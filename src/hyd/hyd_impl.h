@@ -14,9 +14,8 @@
 // k - nvol times its signal at d->time.
 double hy_hyd_node_pressure(const hy_model* m, const hy_data* d, int k);
 
-// Valve v's command at time t, its signal alone (units of U; 0 without a signal), and the limit
-// of its reference |U_ref| (INFINITY for none; a normalized valve's at most 1) (hyd_spool.c).
-double hy_hyd_spool_command(const hy_model* m, int v, double t);
+// The limit of valve v's reference |U_ref| (INFINITY for none; a normalized valve's at most 1)
+// (hyd_spool.c).
 double hy_hyd_spool_limit(const hy_model* m, int v);
 
 // The rules of hy_hyd_initial_state on the pressures in d->p, NaN for the unknown ones, repeated
@@ -60,6 +59,13 @@ static HY_ALWAYS_INLINE double hy_hyd_circuit_modulus(const hy_model* m, int v, 
   }
   *dB_dp = 0;
   return m->circ_B_oil[c];
+}
+
+// The one of the two that the evaluation's copy takes: seed_only (a constant there) for the copy
+// of the seeds' circuits (d->hyd_seed_only).
+static HY_ALWAYS_INLINE double hy_hyd_evaluation_modulus(const hy_model* m, int v, double p,
+                                                         double* dB_dp, int seed_only) {
+  return seed_only ? hy_hyd_circuit_modulus(m, v, p, dB_dp) : hy_hyd_oil_modulus(m, v, p, dB_dp);
 }
 
 // Gas-charged accumulators (hyd_accumulator.c): the oil of each into d->acc_V and into the
@@ -221,23 +227,26 @@ static HY_ALWAYS_INLINE void hy_hyd_cylinder_inline(const hy_model* m, hy_data* 
 
 // The entries of cylinder c's chamber in volume v, whose volume grows by dV per unit of s: the
 // chamber flow gives d S/d s_dot = -dV, its volume dX/ds = dV / B_oil + dV / B_cyl, so
-// d p_dot/ds = -p_dot / X dX/ds (the flows do not depend on s).
+// d p_dot/ds = -p_dot / X dX/ds (the flows do not depend on s). seed_only: as in
+// hy_hyd_evaluation_modulus.
 static HY_ALWAYS_INLINE void hy_hyd_chamber_partials(const hy_model* m, const hy_data* d,
-                                                     hy_hyd_work* hw, int c, int v, double dV) {
+                                                     hy_hyd_work* hw, int c, int v, double dV,
+                                                     int seed_only) {
   const int nc = m->sizes.ncyl;
   double dB;
-  const double Boil = hy_hyd_oil_modulus(m, v, d->p[v], &dB);
+  const double Boil = hy_hyd_evaluation_modulus(m, v, d->p[v], &dB, seed_only);
   const double X = d->vol_V[v] / d->vol_Be[v];
   const double dX = dV / Boil + dV / m->cyl_B[c];
   hw->dpd_ds[v * nc + c] += -d->pd[v] * dX / X;
   hw->dpd_dsd[v * nc + c] += -dV / X;
 }
 
-// hy_hyd_cylinder_partials, inline.
+// hy_hyd_cylinder_partials, inline; seed_only: as in hy_hyd_evaluation_modulus.
 static HY_ALWAYS_INLINE void hy_hyd_cylinder_partials_inline(const hy_model* m, const hy_data* d,
-                                                             hy_hyd_work* hw, int c) {
-  hy_hyd_chamber_partials(m, d, hw, c, m->cyl_vol_a[c], m->cyl_area_a[c]);
-  hy_hyd_chamber_partials(m, d, hw, c, m->cyl_vol_b[c], -m->cyl_area_b[c]);
+                                                             hy_hyd_work* hw, int c,
+                                                             int seed_only) {
+  hy_hyd_chamber_partials(m, d, hw, c, m->cyl_vol_a[c], m->cyl_area_a[c], seed_only);
+  hy_hyd_chamber_partials(m, d, hw, c, m->cyl_vol_b[c], -m->cyl_area_b[c], seed_only);
 }
 
 #endif  // HYDYN_SRC_HYD_HYD_IMPL_H_

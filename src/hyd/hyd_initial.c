@@ -56,6 +56,7 @@ void hy_hyd_initial_rules(const hy_model* m, hy_data* d, int throttles) {
 hy_status hy_hyd_initial_state(const hy_model* m, hy_data* d) {
   const int nv = m->sizes.nvol, nc = m->sizes.ncyl;
   d->hyd_seed_only = hy_hyd_seed_only(m);
+  d->spool_seed_only = 0;  // until the offsets of initial: rest are known
   hy_hyd_spool_initial(m, d);
   // d->p doubles as the "known" marks: NaN until a rule gives the volume its pressure, so
   // nothing is allocated
@@ -63,6 +64,7 @@ hy_status hy_hyd_initial_state(const hy_model* m, hy_data* d) {
   hy_hyd_initial_rules(m, d, 1);
   // the valves to start at rest: their offsets and the pressures the rest of the circuit takes
   HY_TRY(hy_hyd_rest_offsets(m, d));
+  d->spool_seed_only = hy_hyd_spool_seed_only(m, d);
 
   for (int v = 0; v < nv; v++) {
     if (!isnan(d->p[v])) continue;

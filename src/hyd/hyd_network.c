@@ -157,8 +157,9 @@ static HY_ALWAYS_INLINE void evaluate(int nv, int nc, int seed_only, const hy_mo
     S[v] = 0;
   }
   // dpd_dp, dpd_ds, dpd_dsd and dF_dp follow each other in one block (hy_hyd_work_bind): one
-  // memset clears the entries that no element writes (a few stores when nv and nc are constants)
-  if (hw) memset(hw->dpd_dp, 0, sizeof(double) * work_matrices(nv, nc));
+  // loop clears the entries that no element writes (with nv and nc constants a few vector
+  // stores; memset's rep stos takes twice the instructions)
+  if (hw) hy_zero_n((int)work_matrices(nv, nc), hw->dpd_dp);
   if (hw && m->sizes.nfric > 0) memset(hw->dwd_dw, 0, sizeof(double) * friction_matrices(m));
 
   // the single cylinder inline; several by a call each: in a loop, the compiler would keep the
@@ -237,8 +238,7 @@ static HY_ALWAYS_INLINE void evaluate(int nv, int nc, int seed_only, const hy_mo
   // of dp_dot/dp (none for a constant B_oil); accumulators add theirs after the loop.
   for (int v = 0; v < nv; v++) {
     double dB;
-    const double Boil =
-        seed_only ? hy_hyd_circuit_modulus(m, v, p[v], &dB) : hy_hyd_oil_modulus(m, v, p[v], &dB);
+    const double Boil = hy_hyd_evaluation_modulus(m, v, p[v], &dB, seed_only);
     const double X = V[v] / Boil + W[v];
     W[v] = V[v] / X;  // now Be
     S[v] /= X;        // now p_dot
@@ -257,7 +257,7 @@ static HY_ALWAYS_INLINE void evaluate(int nv, int nc, int seed_only, const hy_mo
   // partials with respect to the cylinder lengths and rates
   if (hw) {
     if (nc == 1) {
-      hy_hyd_cylinder_partials_inline(m, d, hw, 0);
+      hy_hyd_cylinder_partials_inline(m, d, hw, 0, seed_only);
     } else {
       for (int c = 0; c < nc; c++) hy_hyd_cylinder_partials(m, d, hw, c);
     }
@@ -278,20 +278,26 @@ static HY_ALWAYS_INLINE void evaluate_any(int nv, int nc, const hy_model* m, hy_
   evaluate(nv, nc, 0, m, d, hw);
 }
 
-static void evaluate_with_derivatives(const hy_model* m, hy_data* d, hy_hyd_work* hw) {
-  if (d->hyd_seed_only) {
-    HY_SIZED_F1(m->sizes.nvol, m->sizes.ncyl, evaluate_seed, m, d, hw);
-  } else {
-    HY_SIZED_F1(m->sizes.nvol, m->sizes.ncyl, evaluate_any, m, d, hw);
-  }
+// Four functions, not one: in a single function holding every copy, the register allocator
+// kept d and the arrays' addresses on the stack in the seed copy's hot path (callgrind: 11-13 %
+// more instructions in four-bar A's evaluation, docs/performance.md). Kept out of
+// hy_hyd_evaluate for the same reason.
+static HY_NOINLINE void evaluate_seed_with_derivatives(const hy_model* m, hy_data* d,
+                                                       hy_hyd_work* hw) {
+  HY_SIZED_F1(m->sizes.nvol, m->sizes.ncyl, evaluate_seed, m, d, hw);
 }
 
-static void evaluate_values(const hy_model* m, hy_data* d) {
-  if (d->hyd_seed_only) {
-    HY_SIZED_F1(m->sizes.nvol, m->sizes.ncyl, evaluate_seed, m, d, (hy_hyd_work*)NULL);
-  } else {
-    HY_SIZED_F1(m->sizes.nvol, m->sizes.ncyl, evaluate_any, m, d, (hy_hyd_work*)NULL);
-  }
+static HY_NOINLINE void evaluate_any_with_derivatives(const hy_model* m, hy_data* d,
+                                                      hy_hyd_work* hw) {
+  HY_SIZED_F1(m->sizes.nvol, m->sizes.ncyl, evaluate_any, m, d, hw);
+}
+
+static HY_NOINLINE void evaluate_seed_values(const hy_model* m, hy_data* d) {
+  HY_SIZED_F1(m->sizes.nvol, m->sizes.ncyl, evaluate_seed, m, d, (hy_hyd_work*)NULL);
+}
+
+static HY_NOINLINE void evaluate_any_values(const hy_model* m, hy_data* d) {
+  HY_SIZED_F1(m->sizes.nvol, m->sizes.ncyl, evaluate_any, m, d, (hy_hyd_work*)NULL);
 }
 
 int hy_hyd_seed_only(const hy_model* m) {
@@ -314,8 +320,14 @@ void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw) {
     return;
   }
   if (hw) {
-    evaluate_with_derivatives(m, d, hw);
+    if (d->hyd_seed_only) {
+      evaluate_seed_with_derivatives(m, d, hw);
+    } else {
+      evaluate_any_with_derivatives(m, d, hw);
+    }
+  } else if (d->hyd_seed_only) {
+    evaluate_seed_values(m, d);
   } else {
-    evaluate_values(m, d);
+    evaluate_any_values(m, d);
   }
 }

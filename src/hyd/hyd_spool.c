@@ -23,11 +23,6 @@ double hy_hyd_spool_shape(const hy_model* m, int v, double c) {
   return fabs(c) > lim ? copysign(lim, c) : c;
 }
 
-double hy_hyd_spool_command(const hy_model* m, int v, double t) {
-  const int sig = m->vlv_sig[v];
-  return sig >= 0 ? hy_signal_eval(m, sig, t) : 0.0;
-}
-
 double hy_hyd_spool_reference(const hy_model* m, const hy_data* d, int v, double t) {
   double c = hy_hyd_spool_command(m, v, t);
   // no offset leaves the command's bits as they are (-0 included)
@@ -60,14 +55,23 @@ void hy_hyd_spool_step(const hy_model* m, hy_data* d, int v, double u0, double w
       d->Ud[iw] = k * (r1 - u1) - c * w1;
       return;
     }
-    default: {
+    default:
       // seed 000 Eq. 27 under the trapezoidal rule, and its rate at the end of the step
-      const double tau = m->vlv_tau[v];
-      d->U[v] = hy_hyd_spool_lag_step(u0, r0, r1, h, tau);
-      d->Ud[v] = (r1 - d->U[v]) / tau;
+      hy_hyd_spool_lag(m, d, v, u0, r0, r1, h);
       return;
+  }
+}
+
+int hy_hyd_spool_seed_only(const hy_model* m, const hy_data* d) {
+  for (int v = 0; v < m->sizes.nvlv; v++) {
+    // hy_hyd_spool_reference adds no offset of 0, and hy_hyd_spool_shape leaves c alone for
+    // dz <= 0 and an infinite limit
+    if (m->vlv_spool[v] != HY_SPOOL_FIRST_ORDER || d->vlv_u0[v] != 0 || m->vlv_dead[v] > 0 ||
+        hy_hyd_spool_limit(m, v) != INFINITY) {
+      return 0;
     }
   }
+  return 1;
 }
 
 void hy_hyd_spool_rates(const hy_model* m, hy_data* d) {

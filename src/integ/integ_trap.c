@@ -101,12 +101,22 @@ void hy_trap_begin(hy_integ* in, hy_form* f, double h, double t_end) {
   // start of a step is the one the step before looked up at its end)
   const double t0 = d->time;
   const int known = t0 == tr->uref_t;
-  for (int i = 0; i < m->sizes.nvlv; i++) {
-    const double r0 = known ? tr->uref[i] : hy_hyd_spool_reference(m, d, i, t0);
-    const double r1 = hy_hyd_spool_reference(m, d, i, t_end);
-    const int iw = m->vlv_vadr[i];
-    hy_hyd_spool_step(m, d, i, tr->U_k[i], iw >= 0 ? tr->U_k[iw] : 0.0, r0, r1, h);
-    tr->uref[i] = r1;
+  if (d->spool_seed_only) {
+    // the seeds' spools (hy_hyd_spool_seed_only): the same numbers without two calls a valve
+    for (int i = 0; i < m->sizes.nvlv; i++) {
+      const double r0 = known ? tr->uref[i] : hy_hyd_spool_command(m, i, t0);
+      const double r1 = hy_hyd_spool_command(m, i, t_end);
+      hy_hyd_spool_lag(m, d, i, tr->U_k[i], r0, r1, h);
+      tr->uref[i] = r1;
+    }
+  } else {
+    for (int i = 0; i < m->sizes.nvlv; i++) {
+      const double r0 = known ? tr->uref[i] : hy_hyd_spool_reference(m, d, i, t0);
+      const double r1 = hy_hyd_spool_reference(m, d, i, t_end);
+      const int iw = m->vlv_vadr[i];
+      hy_hyd_spool_step(m, d, i, tr->U_k[i], iw >= 0 ? tr->U_k[iw] : 0.0, r0, r1, h);
+      tr->uref[i] = r1;
+    }
   }
   tr->uref_t = t_end;
   d->time = t_end;
