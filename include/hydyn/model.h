@@ -421,6 +421,17 @@ typedef struct hy_valve_def {
   double overlap;            // edge overlap (V): > 0 opens at |U| > overlap, < 0 underlap
   double leakage;            // laminar leakage of each metering edge (m^3/(s Pa)), >= 0
   double cv_centre;          // centre paths at U = 0 (m^3/(s sqrt(Pa))); 0 = cv U_max
+  // Metering edges from tables (docs/hydraulics.md, "Metering edges from tables"): path k in
+  // the order of hy_data.vlv_q (P->A, B->T, P->B, A->T, P->T) opens with the coefficient
+  // C_k(U) interpolated linearly in edge_n[k] points (edge_U[k][j] units of U, strictly
+  // increasing; edge_C[k][j] m^3/(s sqrt(Pa)), >= 0), held outside. All edge_n 0 (default): the
+  // shape of cv, overlap, U_max and centre. Otherwise the four edges need >= 2 points each, P->T
+  // none or >= 2, and cv, overlap, U_max, cv_centre must be 0 and the centre closed (the tables
+  // give every opening). Copied by hy_spec_add_valve; edge_pos: where each table is given.
+  int edge_n[HY_VALVE_PATHS];
+  const double* edge_U[HY_VALVE_PATHS];
+  const double* edge_C[HY_VALVE_PATHS];
+  hy_srcpos edge_pos[HY_VALVE_PATHS];
   double U0;                 // initial spool position (units of U)
   char signal[HY_NAME_MAX];  // command (units of U); "" = 0
   hy_spool_dynamics spool;   // HY_SPOOL_FIRST_ORDER (default), HY_SPOOL_NONE, ..._SECOND_ORDER
@@ -585,6 +596,7 @@ typedef struct hy_sizes {
   int norf;     // throttle valves (fixed orifices)
   int nvlv;     // 4/3 directional valves
   int nspool;   // spool states: nvlv positions, then the velocity of each second-order valve
+  int nedgept;  // points of the directional valves' metering-edge tables, all valves together
   int npvl;     // pressure valves: check and relief valves
   int ncyl;     // hydraulic cylinders (each also a force element)
   int nfric;    // friction states of all cylinders (LuGre: q; with film: q, h)
@@ -827,6 +839,11 @@ typedef enum hy_option_key {
   X(double, vlv_overlap, sz.nvlv)              /* edge overlap (V), < 0 underlap */     \
   X(double, vlv_leak, sz.nvlv)                 /* edge leakage (m^3/(s Pa)) */          \
   X(double, vlv_cv_centre, sz.nvlv)            /* centre paths at U = 0 (m^3/(s sqrt(Pa))) */ \
+  X(int, vlv_edge_n, sz.nvlv * HY_VALVE_PATHS) /* edge table points per path, 0 = none */ \
+  X(int, vlv_edge_adr, sz.nvlv * HY_VALVE_PATHS) /* first point in edge_U/_C */         \
+  X(hy_srcpos, vlv_edge_src, sz.nvlv * HY_VALVE_PATHS) /* where each table is given */  \
+  X(double, edge_U, sz.nedgept)                /* edge tables: spool positions (units of U) */ \
+  X(double, edge_C, sz.nedgept)                /* edge tables: coefficients (m^3/(s sqrt(Pa))) */ \
   X(hy_srcpos, vlv_src, sz.nvlv)               /* where it is defined in the file */    \
   X(char, pvl_name, sz.npvl * HY_NAME_MAX)     /* check and relief valve names */       \
   X(int, pvl_kind, sz.npvl)                    /* hy_pressure_valve_kind */             \

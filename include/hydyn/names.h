@@ -111,6 +111,11 @@ HY_API const char* hy_bulk_law_name(hy_bulk_law law);
 // "second_order" (static string); "unknown" for a value outside hy_spool_dynamics.
 HY_API const char* hy_spool_name(hy_spool_dynamics kind);
 
+// Name of path k of a directional valve in the order of hy_data.vlv_q, as the keys of a valve's
+// `edges` give it: "P->A", "B->T", "P->B", "A->T" or "P->T" (static string); "unknown" for k
+// outside 0 .. HY_VALVE_PATHS - 1.
+HY_API const char* hy_valve_path_name(int k);
+
 #ifdef __cplusplus
 }
 #endif

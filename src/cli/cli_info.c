@@ -441,6 +441,64 @@ static void oil_text(char* buf, size_t size, const hy_model* m, int c, int v) {
   }
 }
 
+// Whether directional valve k takes its metering edges from tables (docs/hydraulics.md,
+// "Metering edges from tables"): its P->A table.
+static int valve_tables(const hy_model* m, int k) { return m->vlv_edge_n[HY_VALVE_PATHS * k] > 0; }
+
+// A directional valve's metering (docs/hydraulics.md, "Metering edges"): its centre with the
+// options of the built-in shape that differ from the seeds' valve (U_max, overlap, cv_centre),
+// or its edge tables, and the leakage of its edges.
+static void metering_text(char* buf, size_t size, const hy_model* m, int k) {
+  static const char* const centres[] = {"closed", "open", "tandem", "float"};
+  const int c = m->vlv_centre[k];
+  size_t used = 0;
+  buf[0] = 0;
+  if (valve_tables(m, k)) {
+    append(buf, size, &used, "edges from tables (below)");
+  } else {
+    append(buf, size, &used, "centre %s", c >= 0 && c <= 3 ? centres[c] : "unknown");
+    if (m->vlv_Umax[k] > 0) append(buf, size, &used, ", U_max %g", m->vlv_Umax[k]);
+    if (m->vlv_overlap[k] != 0) append(buf, size, &used, ", overlap %g", m->vlv_overlap[k]);
+    if (c != HY_CENTRE_CLOSED) {
+      // 0 is the default C_vd U_max (hyd_valve.c)
+      const double cc =
+          m->vlv_cv_centre[k] > 0 ? m->vlv_cv_centre[k] : m->vlv_cv[k] * m->vlv_Umax[k];
+      append(buf, size, &used, ", cv_centre %.6g", cc);
+    }
+  }
+  if (m->vlv_leak[k] > 0) append(buf, size, &used, ", leakage %g", m->vlv_leak[k]);
+}
+
+// The edge tables of directional valve k, one line per path: its points [U, C] when there are
+// few, else their number and the spans of U and C.
+static void print_edge_tables(const hy_model* m, int k) {
+  enum { FEW = 6 };
+  const int norm = m->vlv_units[k] == HY_VALVE_NORMALIZED;
+  printf("  %s: metering edges, points [U, C] with U in %s and C in m^3/(s sqrt(Pa))\n",
+         NAME(m->vlv_name, k), norm ? "fractions of the full opening" : "V");
+  for (int p = 0; p < HY_VALVE_PATHS; p++) {
+    const int j = HY_VALVE_PATHS * k + p, n = m->vlv_edge_n[j];
+    if (n <= 0) continue;
+    const double* U = m->edge_U + m->vlv_edge_adr[j];
+    const double* C = m->edge_C + m->vlv_edge_adr[j];
+    char text[512];
+    size_t used = 0;
+    text[0] = 0;
+    if (n <= FEW) {
+      for (int i = 0; i < n; i++) append(text, sizeof text, &used, " [%g, %.6g]", U[i], C[i]);
+    } else {
+      double lo = C[0], hi = C[0];
+      for (int i = 1; i < n; i++) {
+        lo = fmin(lo, C[i]);
+        hi = fmax(hi, C[i]);
+      }
+      append(text, sizeof text, &used, " %d points, U %g .. %g, C %.6g .. %.6g", n, U[0],
+             U[n - 1], lo, hi);
+    }
+    printf("    %s:%s\n", hy_valve_path_name(p), text);
+  }
+}
+
 static void print_hydraulics(const hy_model* m, const hy_data* d, const char* what) {
   const hy_sizes* s = &m->sizes;
   if (s->ncirc + s->nvol + s->nsrc + s->npump + s->ncyl == 0) {
@@ -524,11 +582,18 @@ static void print_hydraulics(const hy_model* m, const hy_data* d, const char* wh
   if (s->norf > 0) {
     section("throttles", s->norf);
     table t = {0};
-    tab_add(&t, "throttle\tfrom -> to\tcv (m^3/(s sqrt(Pa)))\tdp_lim (MPa)");
+    tab_add(&t, "throttle\tfrom -> to\tcv (m^3/(s sqrt(Pa)))\tlaw\tone-way\tsignal (opening)");
     for (int k = 0; k < s->norf; k++) {
-      tab_add(&t, "%s\t%s -> %s\t%.6g\t%.6g", NAME(m->orf_name, k),
+      // each law with the limit it reads (docs/hydraulics.md, "Throttle options")
+      char law[64];
+      if (m->orf_law[k] == HY_ORIFICE_TURBULENT) {
+        snprintf(law, sizeof law, "turbulent, dp_reg %.6g Pa", m->orf_dp_reg[k]);
+      } else {
+        snprintf(law, sizeof law, "laminar_transition, dp_lim %.6g MPa", 1e-6 * m->orf_dp_lim[k]);
+      }
+      tab_add(&t, "%s\t%s -> %s\t%.6g\t%s\t%s\t%s", NAME(m->orf_name, k),
               node_name(m, m->orf_node[2 * k]), node_name(m, m->orf_node[2 * k + 1]), m->orf_cv[k],
-              1e-6 * m->orf_dp_lim[k]);
+              law, m->orf_one_way[k] ? "yes" : "no", signal_name(m, m->orf_sig[k]));
     }
     tab_print(&t);
   }
@@ -536,7 +601,7 @@ static void print_hydraulics(const hy_model* m, const hy_data* d, const char* wh
     section("directional valves (4/3)", s->nvlv);
     table t = {0};
     tab_add(&t, "valve\tP, T, A, B\tcv (m^3/(s sqrt(Pa)) per unit of U)\tspool\tdp_lim (MPa)\tU0"
-                "\tsignal\tshaping (units of U)");
+                "\tsignal\tshaping (units of U)\tmetering (leakage in m^3/(s Pa))");
     for (int k = 0; k < s->nvlv; k++) {
       const int* n = m->vlv_node + 4 * k;
       const int norm = m->vlv_units[k] == HY_VALVE_NORMALIZED;
@@ -557,12 +622,18 @@ static void print_hydraulics(const hy_model* m, const hy_data* d, const char* wh
       if (isfinite(m->vlv_sat[k])) snprintf(sat, sizeof sat, "%g", m->vlv_sat[k]);
       snprintf(shaping, sizeof shaping, "%s, saturation %s, dead zone %g",
                norm ? "normalized" : "V", sat, m->vlv_dead[k]);
-      tab_add(&t, "%s\t%s, %s, %s, %s\t%.6g\t%s\t%.6g\t%s\t%s\t%s", NAME(m->vlv_name, k),
-              node_name(m, n[0]), node_name(m, n[1]), node_name(m, n[2]), node_name(m, n[3]),
-              m->vlv_cv[k], spool, 1e-6 * m->vlv_dp_lim[k], u0, signal_name(m, m->vlv_sig[k]),
-              shaping);
+      char cv[32] = "-", metering[160];
+      if (!valve_tables(m, k)) snprintf(cv, sizeof cv, "%.6g", m->vlv_cv[k]);
+      metering_text(metering, sizeof metering, m, k);
+      tab_add(&t, "%s\t%s, %s, %s, %s\t%s\t%s\t%.6g\t%s\t%s\t%s\t%s", NAME(m->vlv_name, k),
+              node_name(m, n[0]), node_name(m, n[1]), node_name(m, n[2]), node_name(m, n[3]), cv,
+              spool, 1e-6 * m->vlv_dp_lim[k], u0, signal_name(m, m->vlv_sig[k]), shaping,
+              metering);
     }
     tab_print(&t);
+    for (int k = 0; k < s->nvlv; k++) {
+      if (valve_tables(m, k)) print_edge_tables(m, k);
+    }
   }
   if (s->npvl > 0) {
     section("pressure valves", s->npvl);

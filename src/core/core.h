@@ -403,6 +403,14 @@ static inline size_t hy_ints(size_t n) { return hy_arena_need(n * sizeof(int)); 
     (at) += (bytes);                                    \
   } while (0)
 
+//----- tables --------------------------------------------------------------------------------
+
+// y(x) of the table of n >= 1 points (xs strictly increasing), interpolated linearly and held at
+// the end values outside [xs[0], xs[n-1]]; *dy_dx (nullable) receives the slope of the segment
+// [xs[k], xs[k+1]) holding x, 0 outside (core_table.c). The one table law of the oil's B(p) and
+// of the valves' metering edges.
+double hy_table_linear(const double* xs, const double* ys, int n, double x, double* dy_dx);
+
 //----- errors --------------------------------------------------------------------------------
 
 // Fills e (nullable) with code, location and a printf-style message; returns code.

@@ -244,3 +244,8 @@ const char* hy_spool_name(hy_spool_dynamics kind) {
   if ((int)kind < 0 || (int)kind >= COUNT_(spool_names)) return "unknown";
   return spool_names[kind];
 }
+
+const char* hy_valve_path_name(int k) {
+  static const char* const path_names[HY_VALVE_PATHS] = {"P->A", "B->T", "P->B", "A->T", "P->T"};
+  return k >= 0 && k < HY_VALVE_PATHS ? path_names[k] : "unknown";
+}

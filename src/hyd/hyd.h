@@ -55,7 +55,8 @@ double hy_hyd_throttle_flow(const hy_model* m, int i, double t, double dp, hy_la
 
 // Coefficients C_k(U) of the paths of directional valve i at spool position U, in the order of
 // hy_data.vlv_q (P->A, B->T, P->B, A->T, P->T; docs/hydraulics.md, "Metering edges"): its
-// metering windows shifted by the overlap, plus the centre paths of its centre. Continuous in U.
+// metering windows shifted by the overlap, plus the centre paths of its centre; or, for a valve
+// with edge tables, each path's table at U ("Metering edges from tables"). Continuous in U.
 void hy_hyd_valve_openings(const hy_model* m, int i, double U, double C[HY_VALVE_PATHS]);
 
 // Flows of directional valve i along its paths at spool position U and port pressures
@@ -126,8 +127,8 @@ double hy_hyd_pump_flow(const hy_model* m, int i, double t, double dp, double* e
 void hy_hyd_evaluate(const hy_model* m, hy_data* d, hy_hyd_work* hw);
 
 // 1 when the circuit has only the seeds' elements: no pump, no accumulator, throttles without
-// options, the seeds' 4/3 valves (closed centre, no overlap, no leakage) and every volume on its
-// circuit's constant or linear oil law. hy_hyd_initial_state stores it in d->hyd_seed_only,
+// options, the seeds' 4/3 valves (closed centre, no overlap, no leakage, no edge tables) and every
+// volume on its circuit's constant or linear oil law. hy_hyd_initial_state stores it in d->hyd_seed_only,
 // where the evaluation takes its copy without the options' tests (the same numbers).
 int hy_hyd_seed_only(const hy_model* m);
 

@@ -40,30 +40,6 @@ static double air_modulus(const hy_oil* o, double p, double* dB_dp) {
   return B;
 }
 
-// B(p) interpolated linearly between the points, held outside: on [p_k, p_k+1) the slope of that
-// segment, 0 below the first point and from the last on.
-static double table_modulus(const hy_oil* o, double p, double* dB_dp) {
-  const double* tp = o->tab_p;
-  const double* tb = o->tab_beta;
-  const int n = o->tab_n;
-  *dB_dp = 0;
-  if (p < tp[0]) return tb[0];
-  if (p >= tp[n - 1]) return tb[n - 1];
-  // the segment [tp[lo], tp[lo + 1]) holding p
-  int lo = 0, hi = n - 1;
-  while (hi - lo > 1) {
-    const int mid = (lo + hi) / 2;
-    if (tp[mid] <= p) {
-      lo = mid;
-    } else {
-      hi = mid;
-    }
-  }
-  const double slope = (tb[lo + 1] - tb[lo]) / (tp[lo + 1] - tp[lo]);
-  *dB_dp = slope;
-  return tb[lo] + slope * (p - tp[lo]);
-}
-
 double hy_hyd_oil_law(const hy_oil* o, double p, double* dB_dp) {
   switch (o->law) {
     case HY_BULK_CONSTANT:
@@ -77,7 +53,9 @@ double hy_hyd_oil_law(const hy_oil* o, double p, double* dB_dp) {
     case HY_BULK_AIR:
       return air_modulus(o, p, dB_dp);
     default:
-      return table_modulus(o, p, dB_dp);
+      // B(p) interpolated linearly between the points, held outside: on [p_k, p_k+1) the slope
+      // of that segment, 0 below the first point and from the last on
+      return hy_table_linear(o->tab_p, o->tab_beta, o->tab_n, p, dB_dp);
   }
 }
 

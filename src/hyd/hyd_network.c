@@ -109,10 +109,11 @@ static HY_ALWAYS_INLINE int plain_throttle(const hy_model* m, int i) {
   return m->orf_sig[i] < 0 && m->orf_law[i] == HY_ORIFICE_LAMINAR_TRANSITION && !m->orf_one_way[i];
 }
 
-// Whether valve i is the seeds' valve (seed 000 Eq. 26: closed centre, edges without overlap or
-// leakage), which the evaluation inlines as it always has; others go through hyd_valve.c.
+// Whether valve i is the seeds' valve (seed 000 Eq. 26: closed centre, edges without overlap,
+// leakage or tables), which the evaluation inlines as it always has; others go through hyd_valve.c.
 static HY_ALWAYS_INLINE int seed_valve(const hy_model* m, int i) {
-  return m->vlv_centre[i] == HY_CENTRE_CLOSED && m->vlv_overlap[i] == 0 && m->vlv_leak[i] == 0;
+  return m->vlv_centre[i] == HY_CENTRE_CLOSED && m->vlv_overlap[i] == 0 && m->vlv_leak[i] == 0 &&
+         !hy_model_valve_tables(m, i);
 }
 
 // Valve i with its metering edges (hy_hyd_valve_flows): its five path flows into d->vlv_q and

@@ -1,8 +1,9 @@
 // The metering edges of a 4-way directional valve (docs/hydraulics.md, "Metering edges"): each
 // of the paths P->A, B->T, P->B, A->T and P->T is an orifice whose coefficient follows the spool
 // position, with overlap or underlap of the edges, a laminar leakage across them, and the centre
-// paths of open, tandem and float centres. The seeds' valve (seed 000 Eq. 26: closed centre, no
-// overlap, no leakage) is the special case the network evaluates inline; hydyn's own
+// paths of open, tandem and float centres; or each path's coefficient from a table of the spool
+// position ("Metering edges from tables"). The seeds' valve (seed 000 Eq. 26: closed centre, no
+// overlap, no leakage, no tables) is the special case the network evaluates inline; hydyn's own
 // generalization is here.
 #include "hyd/hyd_impl.h"
 
@@ -28,7 +29,21 @@ static unsigned centre_paths(hy_valve_centre centre) {
   }
 }
 
+// docs/hydraulics.md, "Metering edges from tables": C_k(U) interpolated linearly in path k's
+// table and held beyond its ends; a path without a table (P->T, optional) stays shut.
+static void table_openings(const hy_model* m, int i, double U, double C[HY_VALVE_PATHS]) {
+  const int* n = m->vlv_edge_n + HY_VALVE_PATHS * i;
+  const int* adr = m->vlv_edge_adr + HY_VALVE_PATHS * i;
+  for (int k = 0; k < HY_VALVE_PATHS; k++) {
+    C[k] = n[k] > 0 ? hy_table_linear(m->edge_U + adr[k], m->edge_C + adr[k], n[k], U, NULL) : 0.0;
+  }
+}
+
 void hy_hyd_valve_openings(const hy_model* m, int i, double U, double C[HY_VALVE_PATHS]) {
+  if (hy_model_valve_tables(m, i)) {
+    table_openings(m, i, U, C);
+    return;
+  }
   const double cv = m->vlv_cv[i], o = m->vlv_overlap[i];
   // seed 000 Eq. 26 with the edges shifted by the overlap: the window of P->A and B->T opens
   // once U exceeds o, that of P->B and A->T once -U does; an underlap (o < 0) leaves both sets

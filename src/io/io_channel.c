@@ -261,10 +261,11 @@ static void build(builder* b, const hy_model* m, const hy_data* d) {
   static const char* const path[HY_VALVE_PATHS] = {"Q_PA:", "Q_BT:", "Q_PB:", "Q_AT:", "Q_PT:"};
   for (int p = 0; p < HY_VALVE_PATHS; p++) {
     for (int v = 0; v < sz->nvlv; v++) {
-      // P->T only where the centre has that path (open and tandem): other valves keep the
-      // channels they always had
+      // P->T only where the centre has that path (open and tandem) or a table gives it: other
+      // valves keep the channels they always had
       const int centre = m->vlv_centre[v];
-      if (p == 4 && centre != HY_CENTRE_OPEN && centre != HY_CENTRE_TANDEM) continue;
+      const int pt_table = m->vlv_edge_n[HY_VALVE_PATHS * v + 4] > 0;
+      if (p == 4 && centre != HY_CENTRE_OPEN && centre != HY_CENTRE_TANDEM && !pt_table) continue;
       add_double(b, 0, "m^3/s", "directional valve metering path flow",
                  d->vlv_q + HY_VALVE_PATHS * v + p, path[p], NAME(m->vlv_name, v));
     }

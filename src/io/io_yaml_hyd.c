@@ -139,36 +139,46 @@ static const oil_key kOilKeys[] = {
 };
 #define NOIL_KEYS (sizeof kOilKeys / sizeof kOilKeys[0])
 
+// A table under `label` (element `it`, key node `key`): a list of at least one pair `pair`
+// (such as "[p, beta]", in `units` such as "(Pa, Pa)"), into newly allocated *xs and *ys and
+// its length into *n (the caller frees them, also on failure). The oil's table law and the
+// valves' edge tables; their rules on the numbers are hy_model_check's.
+static hy_status load_pairs(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* v,
+                            const hy_io_node* key, const char* label, const char* pair,
+                            const char* units, const double** xs, const double** ys, int* n) {
+  char got[96];
+  if (v->kind != HY_IO_SEQ || v->nkid == 0) {
+    return HY_IO_FAIL_AT(ld, hy_io_place(v, key), "%s: %s: expected a list of %s pairs %s, got %s",
+                         it->where, label, pair, units, hy_io_describe(v, got, sizeof got));
+  }
+  double* tx = hy_malloc(sizeof(double) * (size_t)v->nkid);
+  double* ty = hy_malloc(sizeof(double) * (size_t)v->nkid);
+  *xs = tx;
+  *ys = ty;
+  if (!tx || !ty) return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory reading %s", label);
+  for (int i = 0; i < v->nkid; i++) {
+    const hy_io_node* row = v->kid[i];
+    char row_label[64];
+    snprintf(row_label, sizeof row_label, "%s[%d]", label, i);
+    if (row->kind != HY_IO_SEQ || row->nkid != 2) {
+      return HY_IO_FAIL_AT(ld, row, "%s: %s: expected a pair %s %s, got %s", it->where, row_label,
+                           pair, units, hy_io_describe(row, got, sizeof got));
+    }
+    double xy[2];
+    HY_TRY(hy_io_get_vec(ld, it->where, row_label, row, NULL, 2, xy));
+    tx[i] = xy[0];
+    ty[i] = xy[1];
+  }
+  *n = v->nkid;
+  return HY_OK;
+}
+
 // The table law's points: a list of at least one [p, beta] pair, into newly allocated
 // table_p and table_beta (the caller frees them, also on failure).
 static hy_status load_oil_table(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* v,
                                 const hy_io_node* key, hy_oil_def* o) {
-  char got[96];
-  if (v->kind != HY_IO_SEQ || v->nkid == 0) {
-    return HY_IO_FAIL_AT(ld, hy_io_place(v, key),
-                         "%s: table: expected a list of [p, beta] pairs (Pa, Pa), got %s",
-                         it->where, hy_io_describe(v, got, sizeof got));
-  }
-  double* tp = hy_malloc(sizeof(double) * (size_t)v->nkid);
-  double* tb = hy_malloc(sizeof(double) * (size_t)v->nkid);
-  o->table_p = tp;
-  o->table_beta = tb;
-  if (!tp || !tb) return HY_FAIL(ld->err, HY_ERR_NOMEM, "out of memory reading an oil table");
-  for (int i = 0; i < v->nkid; i++) {
-    const hy_io_node* row = v->kid[i];
-    char label[48];
-    snprintf(label, sizeof label, "table[%d]", i);
-    if (row->kind != HY_IO_SEQ || row->nkid != 2) {
-      return HY_IO_FAIL_AT(ld, row, "%s: %s: expected a pair [p, beta] (Pa, Pa), got %s",
-                           it->where, label, hy_io_describe(row, got, sizeof got));
-    }
-    double pb[2];
-    HY_TRY(hy_io_get_vec(ld, it->where, label, row, NULL, 2, pb));
-    tp[i] = pb[0];
-    tb[i] = pb[1];
-  }
-  o->table_n = v->nkid;
-  return HY_OK;
+  return load_pairs(ld, it, v, key, "table", "[p, beta]", "(Pa, Pa)", &o->table_p,
+                    &o->table_beta, &o->table_n);
 }
 
 // An `oil:` mapping n (of a circuit or a volume, named by `it`) into *o: its law and the keys
@@ -467,12 +477,52 @@ static hy_status load_spool(hy_io_loader* ld, const hy_io_item* it, const hy_io_
   return opt_number(ld, it, n, "U0", &d->U0);
 }
 
+// A valve's `edges` (docs/hydraulics.md, "Metering edges from tables"): a mapping from the path
+// names P->A, B->T, P->B, A->T (required) and P->T (optional) to lists of [U, C] pairs, into
+// newly allocated tables of d (free_edge_tables, also on failure).
+static hy_status load_edges(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
+                            hy_valve_def* d) {
+  const char* keys[HY_VALVE_PATHS + 1];
+  for (int k = 0; k < HY_VALVE_PATHS; k++) keys[k] = hy_valve_path_name(k);
+  keys[HY_VALVE_PATHS] = NULL;
+  const hy_io_node* e;
+  HY_TRY(get_submap(ld, it, n, "edges", keys, &e));
+  if (!e) return HY_OK;
+  const hy_io_item eit = sub_item(it, "edges");
+  static const char kPair[] = "[U, C]";
+  static const char kUnits[] = "(units of U, m^3/(s sqrt(Pa)))";
+  for (int k = 0; k < HY_VALVE_PATHS; k++) {
+    const hy_io_node* v = hy_io_map_val(e, keys[k]);
+    if (!v) {
+      if (k == 4) continue;  // P->T: the valve has no such path
+      char expect[96];
+      snprintf(expect, sizeof expect, "a list of %s pairs %s", kPair, kUnits);
+      return hy_io_require(ld, &eit, e, keys[k], expect);
+    }
+    const hy_io_node* key = hy_io_map_key(e, keys[k]);
+    d->edge_pos[k] = hy_io_pos_of(key);
+    HY_TRY(load_pairs(ld, &eit, v, key, keys[k], kPair, kUnits, &d->edge_U[k], &d->edge_C[k],
+                      &d->edge_n[k]));
+  }
+  return HY_OK;
+}
+
+static void free_edge_tables(hy_valve_def* d) {
+  for (int k = 0; k < HY_VALVE_PATHS; k++) {
+    hy_free((void*)d->edge_U[k]);
+    hy_free((void*)d->edge_C[k]);
+    d->edge_U[k] = d->edge_C[k] = NULL;
+  }
+}
+
 static hy_status load_valves(hy_io_loader* ld, const hy_io_item* cit, const hy_io_node* cn) {
   static const char* const keys[] = {
       "name",    "P",         "T",       "A",         "B",       "cv",
       "tau",     "dp_lim",    "U0",      "signal",    "centre",  "U_max",
       "overlap", "leakage",   "cv_centre", "spool",   "natural_frequency", "damping_ratio",
-      "saturation", "dead_zone", "units", "initial",  NULL};
+      "saturation", "dead_zone", "units", "initial",  "edges",   NULL};
+  // the built-in shape's keys, which edge tables replace
+  static const char* const shape_keys[] = {"cv", "centre", "U_max", "overlap", "cv_centre", NULL};
   static const char* const centres[] = {"closed", "open", "tandem", "float", NULL};
   const hy_io_node* list;
   HY_TRY(get_sublist(ld, cit, cn, "valves", "valves", &list));
@@ -487,7 +537,15 @@ static hy_status load_valves(hy_io_loader* ld, const hy_io_item* cit, const hy_i
     HY_TRY(hy_io_require_name(ld, &it, n, "T", "the tank port: a volume or source name", d.T));
     HY_TRY(hy_io_require_name(ld, &it, n, "A", "a volume or source name", d.A));
     HY_TRY(hy_io_require_name(ld, &it, n, "B", "a volume or source name", d.B));
-    HY_TRY(hy_io_require_number(ld, &it, n, "cv", "a positive number, m^3/(s V sqrt(Pa))", &d.cv));
+    if (hy_io_map_val(n, "edges")) {
+      for (int k = 0; shape_keys[k]; k++) {
+        HY_TRY(refuse_meaningless(ld, &it, n, shape_keys[k],
+                                  "edges: the tables give every path's opening"));
+      }
+    } else {
+      HY_TRY(hy_io_require_number(ld, &it, n, "cv",
+                                  "a positive number, m^3/(s V sqrt(Pa)); or give edges", &d.cv));
+    }
     HY_TRY(opt_number(ld, &it, n, "dp_lim", &d.dp_lim));
     HY_TRY(load_spool(ld, &it, n, &d));
     if (hy_io_map_val(n, "signal")) {
@@ -514,7 +572,12 @@ static hy_status load_valves(hy_io_loader* ld, const hy_io_item* cit, const hy_i
     HY_TRY(opt_number(ld, &it, n, "overlap", &d.overlap));
     HY_TRY(opt_number(ld, &it, n, "leakage", &d.leakage));
     HY_TRY(opt_number(ld, &it, n, "cv_centre", &d.cv_centre));
-    if (hy_spec_add_valve(ld->spec, &d) != HY_OK) return add_failed(ld, "valve", d.name);
+    hy_status st = load_edges(ld, &it, n, &d);
+    if (st == HY_OK && hy_spec_add_valve(ld->spec, &d) != HY_OK) {
+      st = add_failed(ld, "valve", d.name);
+    }
+    free_edge_tables(&d);  // the spec keeps its own copy
+    if (st != HY_OK) return st;
   }
   return HY_OK;
 }

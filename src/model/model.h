@@ -111,6 +111,12 @@ hy_oil hy_model_volume_oil(const hy_model* m, int v);
 // models without the other laws always did), -1 otherwise (hy_hyd_fluid_modulus).
 int hy_model_oil_fast(const hy_model* m, int v);
 
+// Whether directional valve v takes its metering edges from tables (docs/hydraulics.md,
+// "Metering edges from tables"): its P->A table, which hy_model_check makes such a valve have.
+static inline int hy_model_valve_tables(const hy_model* m, int v) {
+  return m->vlv_edge_n[HY_VALVE_PATHS * v] > 0;
+}
+
 // The spec as the compiler takes it (model_joint.c): each body with its point masses merged in
 // (after hy_model_check_body_def and hy_model_check_point_mass), each joint checked by
 // hy_model_check_joint_def, and each joint of several coordinates replaced by its chain of

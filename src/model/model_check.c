@@ -980,11 +980,81 @@ static hy_status check_circuits(const checker* c) {
   return HY_OK;
 }
 
+// Whether directional valve i gives any metering-edge table (hy_model_valve_tables looks at the
+// P->A one, which the rules below then require).
+static int valve_has_tables(const hy_model* m, int i) {
+  for (int k = 0; k < HY_VALVE_PATHS; k++) {
+    if (m->vlv_edge_n[HY_VALVE_PATHS * i + k] != 0) return 1;
+  }
+  return 0;
+}
+
+// A shape parameter that the edge tables replace: refused unless it keeps its default 0.
+static hy_status refuse_with_tables(const checker* c, hy_srcpos pos, const char* elem,
+                                    const char* key, double x) {
+  if (x == 0) return HY_OK;
+  return fail(c, pos,
+              "%s: %s (%g) has no meaning with edges: the tables give every path's coefficient "
+              "at every spool position",
+              elem, key, x);
+}
+
+// The metering-edge tables of directional valve i (docs/hydraulics.md, "Metering edges from
+// tables"): the four edges' tables with at least 2 points each, P->T's none or at least 2;
+// spool positions in the units of U, strictly increasing; coefficients >= 0. The built-in
+// shape's parameters, which the tables replace, must keep their defaults.
+static hy_status check_edge_tables(const checker* c, hy_srcpos pos, const char* elem, int i) {
+  const hy_model* m = c->m;
+  HY_TRY(refuse_with_tables(c, pos, elem, "cv", m->vlv_cv[i]));
+  HY_TRY(refuse_with_tables(c, pos, elem, "overlap", m->vlv_overlap[i]));
+  HY_TRY(refuse_with_tables(c, pos, elem, "U_max", m->vlv_Umax[i]));
+  HY_TRY(refuse_with_tables(c, pos, elem, "cv_centre", m->vlv_cv_centre[i]));
+  if (m->vlv_centre[i] != HY_CENTRE_CLOSED) {
+    return fail(c, pos,
+                "%s: a centre other than closed has no meaning with edges: the tables give the "
+                "openings at U = 0 too (a P->T table gives the path to tank)",
+                elem);
+  }
+  const int norm = m->vlv_units[i] == HY_VALVE_NORMALIZED;
+  for (int k = 0; k < HY_VALVE_PATHS; k++) {
+    const int j = HY_VALVE_PATHS * i + k, n = m->vlv_edge_n[j], adr = m->vlv_edge_adr[j];
+    const char* path = hy_valve_path_name(k);
+    // a table's own position when the file gives one, else the valve's
+    const hy_srcpos at = m->vlv_edge_src[j].line > 0 ? m->vlv_edge_src[j] : pos;
+    if (n < 0 || adr < 0 || adr + n > m->sizes.nedgept) {
+      return fail(c, at, "%s: its edge table %s is out of range", elem, path);
+    }
+    if (n == 0 && k == 4) continue;  // P->T: no such path
+    if (n < 2) {
+      return fail(c, at,
+                  "%s: edges: %s needs a table of at least 2 points [U, C]%s, got %d", elem, path,
+                  k < 4 ? " (P->A, B->T, P->B and A->T each need one)" : "", n);
+    }
+    const double* U = m->edge_U + adr;
+    const double* C = m->edge_C + adr;
+    for (int p = 0; p < n; p++) {
+      char field[48];
+      snprintf(field, sizeof field, "edges %s[%d] U", path, p);
+      HY_TRY(check_num(c, at, elem, field, U[p], norm ? &kOpening : &kVoltage));
+      snprintf(field, sizeof field, "edges %s[%d] C", path, p);
+      HY_TRY(check_num(c, at, elem, field, C[p], &kCvNonneg));
+      if (p > 0 && !(U[p] > U[p - 1])) {
+        return fail(c, at,
+                    "%s: edges: %s: the spool positions must increase, but point %d has U = %g "
+                    "after %g",
+                    elem, path, p, U[p], U[p - 1]);
+      }
+    }
+  }
+  return check_num(c, pos, elem, "leakage", m->vlv_leak[i], &kLeakage);
+}
+
 // The metering edges of directional valve i (docs/hydraulics.md, "Metering edges"): the
 // centre paths close at |U| = U_max, which they need; an overlap of U_max or more would keep
 // the edges shut over the whole nominal stroke (an underlap as large, open at both ends).
 static hy_status check_valve_edges(const checker* c, hy_srcpos pos, const char* elem, int i) {
   const hy_model* m = c->m;
+  if (valve_has_tables(m, i)) return check_edge_tables(c, pos, elem, i);
   const int centre = m->vlv_centre[i];
   if (centre < HY_CENTRE_CLOSED || centre > HY_CENTRE_FLOAT) {
     return fail(c, pos, "%s: unknown centre %d (closed, open, tandem or float)", elem, centre);
@@ -1078,7 +1148,10 @@ static hy_status check_valves(const checker* c) {
     elem_name(elem, sizeof elem, "valve", m->vlv_name, i);
     const hy_srcpos pos = m->vlv_src[i];
     const int norm = m->vlv_units[i] == HY_VALVE_NORMALIZED;
-    HY_TRY(check_num(c, pos, elem, "cv", m->vlv_cv[i], norm ? &kCv : &kCvValve));
+    // with edge tables cv has no part (check_edge_tables refuses it)
+    if (!valve_has_tables(m, i)) {
+      HY_TRY(check_num(c, pos, elem, "cv", m->vlv_cv[i], norm ? &kCv : &kCvValve));
+    }
     HY_TRY(check_spool(c, i, elem));
     HY_TRY(check_num(c, pos, elem, "dp_lim", m->vlv_dp_lim[i], &kDpPos));
     HY_TRY(check_valve_edges(c, pos, elem, i));

@@ -848,13 +848,23 @@ static int bulk_points(const hy_spec* s) {
   return n;
 }
 
-// Appends an oil table to bulk_p/bulk_beta at *adr; its first point into *tab_adr.
-static void fill_table(hy_model* m, int n, const double* p, const double* beta, int* adr,
+// Points of the metering-edge tables of the spec's valves.
+static int edge_points(const hy_spec* s) {
+  int n = 0;
+  for (int i = 0; i < s->nvalve; i++) {
+    for (int k = 0; k < HY_VALVE_PATHS; k++) n += s->valves[i].edge_n[k];
+  }
+  return n;
+}
+
+// Appends a table of n points (x, y) to the arrays xs/ys at *adr (an oil's to bulk_p/bulk_beta,
+// a valve edge's to edge_U/edge_C); its first point into *tab_adr.
+static void fill_table(double* xs, double* ys, int n, const double* x, const double* y, int* adr,
                        int* tab_adr) {
   *tab_adr = *adr;
   if (n > 0) {
-    memcpy(m->bulk_p + *adr, p, sizeof(double) * (size_t)n);
-    memcpy(m->bulk_beta + *adr, beta, sizeof(double) * (size_t)n);
+    memcpy(xs + *adr, x, sizeof(double) * (size_t)n);
+    memcpy(ys + *adr, y, sizeof(double) * (size_t)n);
   }
   *adr += n;
 }
@@ -875,7 +885,8 @@ static void fill_hyd(const hy_spec* s, hy_model* m) {
     m->circ_polytropic[i] = c->polytropic;
     m->circ_p_atm[i] = c->p_atm;
     m->circ_tab_n[i] = c->table_n;
-    fill_table(m, c->table_n, c->table_p, c->table_beta, &adr, &m->circ_tab_adr[i]);
+    fill_table(m->bulk_p, m->bulk_beta, c->table_n, c->table_p, c->table_beta, &adr,
+               &m->circ_tab_adr[i]);
   }
   for (int i = 0; i < s->nvolume; i++) {
     const hy_volume_def* v = &s->volumes[i];
@@ -896,7 +907,8 @@ static void fill_hyd(const hy_spec* s, hy_model* m) {
     m->vol_polytropic[i] = v->own_oil ? o->polytropic : 0;
     m->vol_p_atm[i] = v->own_oil ? o->p_atm : 0;
     m->vol_tab_n[i] = o->table_n;  // 0 without own_oil (hy_spec_add_volume)
-    fill_table(m, o->table_n, o->table_p, o->table_beta, &adr, &m->vol_tab_adr[i]);
+    fill_table(m->bulk_p, m->bulk_beta, o->table_n, o->table_p, o->table_beta, &adr,
+               &m->vol_tab_adr[i]);
     m->vol_oil_fast[i] = hy_model_oil_fast(m, i);
   }
   for (int i = 0; i < s->naccumulator; i++) {
@@ -943,6 +955,7 @@ static void fill_hyd(const hy_spec* s, hy_model* m) {
     m->orf_src[i] = t->pos;
   }
   int nspool = s->nvalve;
+  int edge_adr = 0;  // next metering-edge table point
   for (int i = 0; i < s->nvalve; i++) {
     const hy_valve_def* v = &s->valves[i];
     memcpy(m->vlv_name + (size_t)i * HY_NAME_MAX, v->name, HY_NAME_MAX);
@@ -969,6 +982,13 @@ static void fill_hyd(const hy_spec* s, hy_model* m) {
     m->vlv_overlap[i] = v->overlap;
     m->vlv_leak[i] = v->leakage;
     m->vlv_cv_centre[i] = v->cv_centre;
+    for (int k = 0; k < HY_VALVE_PATHS; k++) {
+      const int j = HY_VALVE_PATHS * i + k;
+      m->vlv_edge_n[j] = v->edge_n[k];
+      m->vlv_edge_src[j] = v->edge_pos[k];
+      fill_table(m->edge_U, m->edge_C, v->edge_n[k], v->edge_U[k], v->edge_C[k], &edge_adr,
+                 &m->vlv_edge_adr[j]);
+    }
     m->vlv_src[i] = v->pos;
   }
   for (int i = 0; i < s->npvalve; i++) {
@@ -1371,6 +1391,7 @@ hy_status hy_model_compile(const hy_spec* s_def, hy_model** out, hy_error* err) 
                  .norf = s->nthrottle,
                  .nvlv = s->nvalve,
                  .nspool = nspool,
+                 .nedgept = edge_points(s),
                  .npvl = s->npvalve,
                  .ncyl = s->ncylinder,
                  .nfric = nfric};

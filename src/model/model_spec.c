@@ -231,6 +231,15 @@ hy_status hy_spec_create(hy_spec** out) {
   return HY_OK;
 }
 
+// Frees the copies of a valve's metering-edge tables (hy_spec_add_valve).
+static void free_edges(hy_valve_def* v) {
+  for (int k = 0; k < HY_VALVE_PATHS; k++) {
+    hy_free((void*)v->edge_U[k]);
+    hy_free((void*)v->edge_C[k]);
+    v->edge_U[k] = v->edge_C[k] = NULL;
+  }
+}
+
 void hy_spec_free(hy_spec* s) {
   if (!s) return;
   for (int i = 0; i < s->nsignal; i++) {
@@ -262,6 +271,7 @@ void hy_spec_free(hy_spec* s) {
   hy_free(s->sources);
   hy_free(s->pumps);
   hy_free(s->throttles);
+  for (int i = 0; i < s->nvalve; i++) free_edges(&s->valves[i]);
   hy_free(s->valves);
   hy_free(s->pvalves);
   hy_free(s->cylinders);
@@ -346,8 +356,9 @@ hy_status hy_spec_add_force(hy_spec* s, const hy_force_def* def) {
   return HY_OK;
 }
 
-// Copies of an oil table's n points into *p and *beta (both NULL for n <= 0, which the table law
-// refuses in hy_model_check); nothing is allocated on failure.
+// Copies of a table's n points (an oil's [p, beta], a valve edge's [U, C]) into *p and *beta
+// (both NULL for n <= 0, which the table law refuses in hy_model_check); nothing is allocated
+// on failure.
 static hy_status copy_table(int n, const double* p_in, const double* beta_in, const double** p,
                             const double** beta) {
   *p = *beta = NULL;
@@ -415,8 +426,26 @@ hy_status hy_spec_add_throttle(hy_spec* s, const hy_throttle_def* def) {
   return HY_OK;
 }
 
+// The metering-edge tables are copied like the oil tables (copy_table), the copies owned by the
+// spec; nothing is kept on failure.
 hy_status hy_spec_add_valve(hy_spec* s, const hy_valve_def* def) {
-  HY_SPEC_ADD_(s, valves, nvalve, cap_valve, def);
+  if (!s || !def) return HY_ERR_ARG;
+  for (int k = 0; k < HY_VALVE_PATHS; k++) {
+    if (def->edge_n[k] < 0) return HY_ERR_ARG;
+  }
+  hy_valve_def copy = *def;
+  hy_status st = HY_OK;
+  for (int k = 0; k < HY_VALVE_PATHS; k++) copy.edge_U[k] = copy.edge_C[k] = NULL;
+  for (int k = 0; k < HY_VALVE_PATHS && st == HY_OK; k++) {
+    st = copy_table(def->edge_n[k], def->edge_U[k], def->edge_C[k], &copy.edge_U[k],
+                    &copy.edge_C[k]);
+  }
+  if (st == HY_OK) st = grow((void**)&s->valves, s->nvalve, &s->cap_valve, sizeof *s->valves);
+  if (st != HY_OK) {
+    free_edges(&copy);
+    return st;
+  }
+  s->valves[s->nvalve++] = copy;
   return HY_OK;
 }
 
