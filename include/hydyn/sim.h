@@ -224,16 +224,16 @@ HY_API int hy_reanchor(const hy_model* m, hy_data* d, int model_charts);
 //----- state segments ------------------------------------------------------------------------
 // The state of a data in named segments, in this order, each a run of doubles:
 //   HY_STATE_TIME   t (1)
-//   HY_STATE_POS    z (nz; spherical and free joints: angles in their charts' anchors, which
-//                   HY_STATE_HIST holds)
+//   HY_STATE_POS    z (nz), then the anchors of the Cardan charts of spherical and free joints
+//                   (hy_data.gimbal_frame, 9 per chart), in which z holds their angles
 //   HY_STATE_VEL    zd (nz)
 //   HY_STATE_PRES   p (nvol)
 //   HY_STATE_SPOOL  U (nspool: the spool positions, then the second-order spools' velocities)
 //   HY_STATE_FRIC   friction states w (nfric)
 //   HY_STATE_HIST   what a step carries besides: accelerations, pressure rates, multipliers,
 //                   the integrator's and the formulation's histories, the partition, the
-//                   powers and works, the anchors of the Cardan charts (hy_data
-//                   .gimbal_frame), the cached bases of the planar rotations
+//                   powers and works, the charts' last channel values (hy_data.gimbal_out),
+//                   the cached bases of the planar rotations
 // HY_STATE_FULL, all of them, saves a data by value: setting it back (in the same data or in
 // another made from the same model) and stepping on gives bit for bit what never having
 // stopped gives. hy_stats are not part of the state.

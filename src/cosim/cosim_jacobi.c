@@ -11,6 +11,7 @@
 
 #include "cosim/cosim.h"
 #include "hydyn/channels.h"
+#include "model/model.h"
 
 // Past values kept per coupling variable: enough for the highest extrapolation order.
 #define HIST (HY_COSIM_ORDER_MAX + 1)
@@ -811,9 +812,14 @@ void hy_cosim_row(const hy_cosim* cs, double* row) {
       case CH_P:
         v = cs->p.pressure(cs->p.hyd[c->sub], c->idx);
         break;
-      case CH_Z:
-        v = d->z[cs->m->jnt_zadr[c->idx]];
+      case CH_Z: {
+        // a spherical or free joint's angle in the chart the model defines, as `hydyn run`
+        // records it (hy_data.gimbal_out)
+        int k;
+        const int g = hy_model_joint_chart(cs->m, c->idx, &k);
+        v = g >= 0 ? d->gimbal_out[9 * g + k] : d->z[cs->m->jnt_zadr[c->idx]];
         break;
+      }
       case CH_DP:
         v = e.dP;
         break;

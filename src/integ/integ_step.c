@@ -304,6 +304,15 @@ static double piece(double h, double rest, int* last) {
   return h < 0.5 * rest ? h : 0.5 * rest;
 }
 
+// Between the pieces of an interval, as hy_sim_step does between intervals: the Cardan charts
+// re-anchored, so that a chart gets no further than one piece's turn past the threshold, and
+// their channels followed piece by piece, so that they unwrap whole turns within an interval.
+static void between_pieces(const hy_model* m, hy_data* d) {
+  if (m->sizes.ngimbal == 0) return;
+  hy_mech_gimbal_reanchor(m, d);
+  hy_mech_gimbal_outputs(m, d, 0);
+}
+
 // Fixed steps: dt at once, and when that fails, the interval in steps of dt/2, dt/4, ... (each
 // later failure halves the step again for the rest of the interval).
 static hy_status trapezoidal_fixed(hy_integ* in, hy_form* f, double dt) {
@@ -337,6 +346,7 @@ static hy_status trapezoidal_fixed(hy_integ* in, hy_form* f, double dt) {
       integrate_work(d, &in->trap.power_k, &f->power, hh);
       count_step(d, hh);
       if (last) return HY_OK;
+      between_pieces(m, d);
       t = te;
       continue;
     }
@@ -383,6 +393,7 @@ static hy_status trapezoidal_controlled(hy_integ* in, hy_form* f, double dt) {
         tr->h_next = h;
         return HY_OK;
       }
+      between_pieces(m, d);
       t = te;
       continue;
     }

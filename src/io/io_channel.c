@@ -8,6 +8,7 @@
 
 #include "core/core.h"
 #include "hydyn/channels.h"
+#include "model/model.h"
 
 static double energy_total(const hy_data* d) { return hy_energy_total(d); }
 static double actuator_work(const hy_data* d) { return hy_actuator_work(d); }
@@ -75,11 +76,9 @@ static const char* cyl_name(const hy_model* m, int c) { return NAME(m->frc_name,
 // for the angles of a spherical or free joint, their values in the chart the model defines
 // (hy_data.gimbal_out), which re-anchoring leaves continuous.
 static const double* joint_value(const hy_model* m, const hy_data* d, int j, int order) {
-  for (int g = 0; g < m->sizes.ngimbal; g++) {
-    for (int k = 0; k < 3; k++) {
-      if (m->gimbal_jnt[3 * g + k] == j) return d->gimbal_out + 9 * g + 3 * order + k;
-    }
-  }
+  int k;
+  const int g = hy_model_joint_chart(m, j, &k);
+  if (g >= 0) return d->gimbal_out + 9 * g + 3 * order + k;
   const double* v = order == 0 ? d->z : order == 1 ? d->zd : d->zdd;
   return v + m->jnt_zadr[j];
 }

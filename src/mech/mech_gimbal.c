@@ -219,8 +219,8 @@ hy_status hy_mech_gimbal_check(const hy_model* m, hy_data* d) {
     return HY_FAIL(&d->err, HY_ERR_SINGULAR,
                    "%s joint '%s' reached the gimbal lock of its Cardan angles at t = %.9g s: "
                    "its middle angle '%s' is %.6g deg, within %g deg of +-90 deg, where its first "
-                   "and third axes align, in one step from a re-anchored chart (docs/mechanics.md, "
-                   "\"Re-anchored Cardan charts\"); take smaller steps",
+                   "and third axes align, within one step from a re-anchored chart "
+                   "(docs/mechanics.md, \"Re-anchored Cardan charts\"); take a smaller dt",
                    hy_joint_type_name((hy_joint_type)m->jnt_kind[j]),
                    hy_model_joint_def_name(m, j, name), d->time,
                    m->jnt_name + (size_t)j * HY_NAME_MAX, beta * 180.0 / HY_PI,

@@ -138,6 +138,8 @@ void hy_model_expanded_free(hy_expanded* x);
 // The coordinate of a joint of type `kind` that is the middle Cardan angle (spherical: 1, free:
 // 4), or -1.
 int hy_model_gimbal_part(int kind);
+// The Cardan chart that joint j is an angle of (its place in the chart, 0-2, in *k), or -1.
+int hy_model_joint_chart(const hy_model* m, int j, int* k);
 // Name of the joint definition compiled joint j comes from (its own, or that of the joint of
 // several coordinates whose chain it is part of), into buf.
 const char* hy_model_joint_def_name(const hy_model* m, int j, char buf[HY_NAME_MAX]);

@@ -48,6 +48,17 @@ int hy_model_gimbal_part(int kind) {
   return kind == HY_JOINT_SPHERICAL ? 1 : kind == HY_JOINT_FREE ? 4 : -1;
 }
 
+int hy_model_joint_chart(const hy_model* m, int j, int* k) {
+  for (int g = 0; g < m->sizes.ngimbal; g++) {
+    for (int i = 0; i < 3; i++) {
+      if (m->gimbal_jnt[3 * g + i] != j) continue;
+      *k = i;
+      return g;
+    }
+  }
+  return -1;
+}
+
 // The name of the joint whose chain has a joint called `name` ("<name>.<k>"): up to the last
 // dot.
 static const char* chain_owner(const char* name, char buf[HY_NAME_MAX]) {

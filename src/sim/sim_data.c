@@ -265,6 +265,10 @@ hy_status hy_data_reset(const hy_model* m, hy_data* d) {
   hy_integ_restart(&w->integ, m);
   HY_TRY(hy_form_initial_state(f));
   HY_TRY(hy_forward(m, d));
-  hy_mech_gimbal_outputs(m, d, 1);
+  if (m->sizes.ngimbal > 0) {
+    // a z0 beyond the re-anchoring threshold starts in a chart of its own, as after a step
+    hy_mech_gimbal_outputs(m, d, 1);
+    if (hy_mech_gimbal_reanchor(m, d) > 0) HY_TRY(hy_forward(m, d));
+  }
   return HY_OK;
 }

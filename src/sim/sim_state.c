@@ -9,9 +9,10 @@
 // The history segment, in this order: its tag (formulation and integrator, so that a history
 // is never set into a data that steps otherwise), zdd, pd and wd (the rates of the pressures and
 // friction states, one vector in hy_data), lam, the powers at the state and the
-// works, the integrator's history, the partition, the formulation's own history, the anchors of
-// the Cardan charts (in which z holds the angles of spherical and free joints), and the bases
-// of the planar cos and sin (whose last bits the planar kinematics depend on).
+// works, the integrator's history, the partition, the formulation's own history, the last
+// channel values of the Cardan charts (against which the next are unwrapped), and the bases of
+// the planar cos and sin (whose last bits the planar kinematics depend on). The charts' anchors
+// are in the positions' segment: z holds the angles of spherical and free joints in them.
 enum { HIST_TAG = 2, HIST_POWER = 5, HIST_WORK = 5 };
 
 static int hist_size(const hy_model* m, const hy_form_ops* ops) {
@@ -24,7 +25,7 @@ static int hist_size(const hy_model* m, const hy_form_ops* ops) {
 static int segment_size(const hy_model* m, const hy_form_ops* ops, unsigned seg) {
   switch (seg) {
     case HY_STATE_TIME: return 1;
-    case HY_STATE_POS:
+    case HY_STATE_POS: return m->sizes.nz + 9 * m->sizes.ngimbal;
     case HY_STATE_VEL: return m->sizes.nz;
     case HY_STATE_PRES: return m->sizes.nvol;
     case HY_STATE_SPOOL: return m->sizes.nspool;
@@ -86,7 +87,7 @@ static void hist_get(const hy_model* m, const hy_data* d, double* buf) {
   buf += hy_form_partition_hist_size(m);
   f->ops->hist_get(f, buf);
   buf += f->ops->hist_size(m);
-  buf = put(buf, d->gimbal_frame, 9 * m->sizes.ngimbal);
+  buf = put(buf, d->gimbal_out, 9 * m->sizes.ngimbal);
   hy_mech_cache_get(m, &w->mech, buf);
 }
 
@@ -115,7 +116,7 @@ static void hist_set(const hy_model* m, hy_data* d, const double* buf) {
   buf += hy_form_partition_hist_size(m);
   f->ops->hist_set(f, buf);
   buf += f->ops->hist_size(m);
-  buf = take(buf, d->gimbal_frame, 9 * m->sizes.ngimbal);
+  buf = take(buf, d->gimbal_out, 9 * m->sizes.ngimbal);
   hy_mech_cache_set(m, &w->mech, buf);
 }
 
@@ -123,7 +124,10 @@ hy_status hy_state_get(const hy_model* m, const hy_data* d, unsigned segments, d
   if (!m || !d || !buf || !bits_known(segments)) return HY_ERR_ARG;
   hy_sim_form(m, (hy_data*)d);  // the histories read the model through the form
   if (segments & HY_STATE_TIME) *buf++ = d->time;
-  if (segments & HY_STATE_POS) buf = put(buf, d->z, m->sizes.nz);
+  if (segments & HY_STATE_POS) {
+    buf = put(buf, d->z, m->sizes.nz);
+    buf = put(buf, d->gimbal_frame, 9 * m->sizes.ngimbal);
+  }
   if (segments & HY_STATE_VEL) buf = put(buf, d->zd, m->sizes.nz);
   if (segments & HY_STATE_PRES) buf = put(buf, d->p, m->sizes.nvol);
   if (segments & HY_STATE_SPOOL) buf = put(buf, d->U, m->sizes.nspool);
@@ -207,7 +211,10 @@ hy_status hy_state_set(const hy_model* m, hy_data* d, unsigned segments, const d
   }
   const double* p = buf;
   if (segments & HY_STATE_TIME) d->time = *p++;
-  if (segments & HY_STATE_POS) p = take(p, d->z, m->sizes.nz);
+  if (segments & HY_STATE_POS) {
+    p = take(p, d->z, m->sizes.nz);
+    p = take(p, d->gimbal_frame, 9 * m->sizes.ngimbal);
+  }
   if (segments & HY_STATE_VEL) p = take(p, d->zd, m->sizes.nz);
   if (segments & HY_STATE_PRES) p = take(p, d->p, m->sizes.nvol);
   if (segments & HY_STATE_SPOOL) p = take(p, d->U, m->sizes.nspool);
@@ -218,9 +225,10 @@ hy_status hy_state_set(const hy_model* m, hy_data* d, unsigned segments, const d
     hist_set(m, d, p);
     hy_form_refresh(f);
     hist_set(m, d, p);
-    if (m->sizes.ngimbal > 0) hy_mech_gimbal_outputs(m, d, 0);
     return HY_OK;
   }
+  // the channels of the charts start afresh at the new state, as at a reset
+  if (m->sizes.ngimbal > 0) hy_mech_gimbal_outputs(m, d, 1);
   hy_integ_restart(&w->integ, m);
   return hy_form_restart(f);
 }

@@ -246,6 +246,53 @@ START_TEST(linearizing_leaves_the_state_alone) {
 }
 END_TEST
 
+// A spherical pendulum at rest in its equilibrium at the Cardan angles (30, 75, -20) deg of
+// the model's chart (gravity tilted to hang it there; the model starts elsewhere), set there
+// through hy_reanchor, which re-anchors its chart: about that reference the small swings have the
+// closed-form frequencies omega^2 = m g L / (J + m L^2) about the two axes across the rod, and the
+// spin about the rod is free (two zero eigenvalues). The linearization must take the state in
+// the data's own chart, not in the one a fresh data of the model starts in.
+START_TEST(reanchored_spherical_pendulum) {
+  static const char text[] =
+      "name: pend\n"
+      "gravity: [-6.033720217302806, -7.357841567731052, -2.3858935021246177]\n"
+      "bodies:\n"
+      "  - {name: bob, mass: 2, com: [0, 0, -1], inertia: [0.12, 0.1, 0.05]}\n"
+      "joints:\n"
+      "  - {name: S, type: spherical, parent: ground, child: bob}\n"
+      "solver: {integrator: trapezoidal, dt: 1.0e-3}\n";
+  hy_model* m = hy_test_load_text(text, "pend.yaml");
+  hy_data* d = hy_test_make(m);
+  const double deg = 3.14159265358979323846 / 180;
+  const double at[3] = {30 * deg, 75 * deg, -20 * deg};
+  memcpy(d->z, at, sizeof at);
+  ck_assert_int_eq(hy_reanchor(m, d, 1), 1);
+  ck_assert_int_eq(hy_forward(m, d), HY_OK);
+  // at rest there
+  for (int k = 0; k < 3; k++) ck_assert_msg(fabs(d->zdd[k]) < 1e-12, "zdd[%d] = %g", k, d->zdd[k]);
+  const double mgl = 2 * 9.81;
+  const double w[2] = {sqrt(mgl / (0.12 + 2)), sqrt(mgl / (0.1 + 2))};
+  for (int method = 0; method < 2; method++) {
+    hy_linear* L = linearize(m, d, method == 0 ? HY_LIN_REDUCED : HY_LIN_COUNTERPART);
+    ck_assert_int_eq(L->n, 6);
+    double re[6], im[6];
+    eigen(L, re, im);
+    int nzero = 0, found[2] = {0, 0};
+    for (int k = 0; k < 6; k++) {
+      ck_assert_msg(fabs(re[k]) < 1e-6, "eigenvalue %d has real part %g", k, re[k]);
+      if (fabs(im[k]) < 1e-6) nzero++;
+      for (int i = 0; i < 2; i++) found[i] += fabs(fabs(im[k]) - w[i]) < 1e-6 * w[i];
+    }
+    ck_assert_msg(nzero == 2 && found[0] == 2 && found[1] == 2,
+                  "method %d: %d zero eigenvalues, %d and %d at +-%.9g and +-%.9g i", method,
+                  nzero, found[0], found[1], w[0], w[1]);
+    hy_linear_free(L);
+  }
+  hy_data_free(d);
+  hy_model_free(m);
+}
+END_TEST
+
 Suite* linear_suite(void) {
   Suite* s = suite_create("linear");
   TCase* tc = tcase_create("linear");
@@ -257,6 +304,7 @@ Suite* linear_suite(void) {
   tcase_add_test(tc, four_bar_3d_friction_scenarios);
   tcase_add_test(tc, linear_simulation_follows_for_small_torques);
   tcase_add_test(tc, linearizing_leaves_the_state_alone);
+  tcase_add_test(tc, reanchored_spherical_pendulum);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -7,6 +7,7 @@
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fixture.h"
@@ -290,6 +291,112 @@ START_TEST(trapezoidal_order_through_the_lock) {
 }
 END_TEST
 
+// Steps sized by their local error run many pieces inside one dt; the charts are re-anchored
+// between the pieces too, so that no piece starts further than one piece's turn past the
+// threshold, and the channels follow piece by piece. The looping pendulum stepped with dt = 1 s
+// (about a turn per step) passes the threshold more often than it takes steps of dt, and moves
+// as the same pendulum on a revolute joint under the same error control.
+START_TEST(error_control_reanchors_between_pieces) {
+  char text[1024];
+  snprintf(text, sizeof text, kLoop, "spherical", "zd0: [0, 420, 0]");
+  hy_model* ms = hy_test_load_text(text, "loop-s.yaml");
+  snprintf(text, sizeof text, kLoop, "revolute", "axis: [0, 1, 0], zd0: 420");
+  hy_model* mr = hy_test_load_text(text, "loop-r.yaml");
+  hy_model* mm[2] = {ms, mr};
+  for (int i = 0; i < 2; i++) {
+    mm[i]->opt.dt = 1;
+    mm[i]->opt.error_control = HY_ERRCTL_PREDICTOR;
+  }
+  hy_data* ds = hy_test_make(ms);
+  hy_data* dr = hy_test_make(mr);
+  hy_test_steps(ms, ds, 3);
+  hy_test_steps(mr, dr, 3);
+  ck_assert_msg(ds->stats.nsubstep > 100 && ds->stats.nreanchor > 6,
+                "%ld pieces, %ld re-anchorings in 3 steps of dt", ds->stats.nsubstep,
+                ds->stats.nreanchor);
+  ck_assert_msg(dr->z[0] > 4 * kPi, "the pendulum did not loop twice (%g rad)", dr->z[0]);
+  const int bs = hy_model_body(ms, "bob"), br = hy_model_body(mr, "bob");
+  ck_assert_msg(maxdiff(ds->body_rot + 9 * bs, dr->body_rot + 9 * br, 9) < 1e-9,
+                "the spherical pendulum ends %g from the revolute one",
+                maxdiff(ds->body_rot + 9 * bs, dr->body_rot + 9 * br, 9));
+  ck_assert_msg(fabs(ds->gimbal_out[1] - dr->z[0]) < 1e-9, "channel %.12g, revolute %.12g",
+                ds->gimbal_out[1], dr->z[0]);
+  hy_data_free(ds);
+  hy_data_free(dr);
+  hy_model_free(ms);
+  hy_model_free(mr);
+}
+END_TEST
+
+// A data saved whole after its chart was re-anchored and set into a fresh data of the model
+// goes on as the first: the anchors travel with the positions, the channels' last values with
+// the history, and both step on bit for bit.
+START_TEST(state_round_trip_keeps_the_chart) {
+  char text[1024];
+  snprintf(text, sizeof text, kTwist, "trapezoidal");
+  hy_model* m = hy_test_load_text(text, "twist.yaml");
+  hy_data* a = hy_test_make(m);
+  hy_data* b = hy_test_make(m);
+  hy_test_steps(m, a, 400);
+  ck_assert(a->stats.nreanchor >= 3);
+  const int n = hy_state_size(m, a, HY_STATE_FULL);
+  double* buf = malloc(sizeof(double) * (size_t)n);
+  ck_assert_int_eq(hy_state_get(m, a, HY_STATE_FULL, buf), HY_OK);
+  ck_assert_int_eq(hy_state_set(m, b, HY_STATE_FULL, buf), HY_OK);
+  hy_test_same_bits(a->gimbal_frame, b->gimbal_frame, 9, "anchor");
+  hy_test_same_bits(a->gimbal_out, b->gimbal_out, 9, "channels");
+  hy_test_steps(m, a, 50);
+  hy_test_steps(m, b, 50);
+  hy_test_same_bits(a->z, b->z, 3, "z");
+  hy_test_same_bits(a->gimbal_out, b->gimbal_out, 9, "channels after 50 steps");
+  // the positions alone carry the anchor: the body stands where it stood
+  hy_data* c = hy_test_make(m);
+  const int np = hy_state_size(m, a, HY_STATE_POS);
+  ck_assert_int_eq(np, 3 + 9);
+  ck_assert_int_eq(hy_state_get(m, a, HY_STATE_POS, buf), HY_OK);
+  ck_assert_int_eq(hy_state_set(m, c, HY_STATE_POS, buf), HY_OK);
+  const int bob = hy_model_body(m, "bob");
+  ck_assert_msg(maxdiff(c->body_rot + 9 * bob, a->body_rot + 9 * bob, 9) < 1e-15,
+                "positions alone put the body off by %g",
+                maxdiff(c->body_rot + 9 * bob, a->body_rot + 9 * bob, 9));
+  free(buf);
+  hy_data_free(a);
+  hy_data_free(b);
+  hy_data_free(c);
+  hy_model_free(m);
+}
+END_TEST
+
+// A z0 beyond the threshold starts in a chart of its own: the data's angles restart at zero at
+// the start, the body is where z0 puts it, the channels say z0.
+START_TEST(reset_reanchors_a_steep_start) {
+  static const char text[] =
+      "name: steep\n"
+      "bodies:\n"
+      "  - {name: bob, mass: 2, com: [0, 0, -1], inertia: [0.12, 0.1, 0.05]}\n"
+      "joints:\n"
+      "  - {name: S, type: spherical, parent: ground, child: bob, z0: [20, 75, -30], "
+      "zd0: [10, 20, 30]}\n";
+  hy_model* m = hy_test_load_text(text, "steep.yaml");
+  hy_data* d = hy_test_make(m);
+  ck_assert_int_eq(d->stats.nreanchor, 1);
+  ck_assert(maxabs(d->z, 3) == 0);
+  ck_assert_msg(maxdiff(d->gimbal_out, m->z0, 3) == 0 && maxdiff(d->gimbal_out + 3, m->zd0, 3) == 0,
+                "channels %g %g %g", d->gimbal_out[0], d->gimbal_out[1], d->gimbal_out[2]);
+  // the rotation z0 gives, Rz(a) Ry(b) Rx(c) with the default axes
+  const double a = m->z0[0], b = m->z0[1], c = m->z0[2];
+  const double ca = cos(a), sa = sin(a), cb = cos(b), sb = sin(b), cc = cos(c), sc = sin(c);
+  const double R[9] = {ca * cb, ca * sb * sc - sa * cc, ca * sb * cc + sa * sc,
+                       sa * cb, sa * sb * sc + ca * cc, sa * sb * cc - ca * sc,
+                       -sb,     cb * sc,                cb * cc};
+  const int bob = hy_model_body(m, "bob");
+  ck_assert_msg(maxdiff(d->body_rot + 9 * bob, R, 9) < 1e-14, "rotation off by %g",
+                maxdiff(d->body_rot + 9 * bob, R, 9));
+  hy_data_free(d);
+  hy_model_free(m);
+}
+END_TEST
+
 Suite* mech_gimbal_suite(void) {
   Suite* s = suite_create("mech_gimbal");
   TCase* tc = tcase_create("gimbal");
@@ -299,6 +406,9 @@ Suite* mech_gimbal_suite(void) {
   tcase_add_test(tc, looping_pendulum_equals_revolute);
   tcase_add_test(tc, free_body_tumbles_through_the_lock);
   tcase_add_test(tc, trapezoidal_order_through_the_lock);
+  tcase_add_test(tc, error_control_reanchors_between_pieces);
+  tcase_add_test(tc, state_round_trip_keeps_the_chart);
+  tcase_add_test(tc, reset_reanchors_a_steep_start);
   suite_add_tcase(s, tc);
   return s;
 }
