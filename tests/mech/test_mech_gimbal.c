@@ -166,12 +166,28 @@ static const char kLoop[] =
     "  - {name: S, type: %s, parent: ground, child: bob, %s}\n"
     "solver: {integrator: trapezoidal, dt: 1.0e-3}\n";
 
-START_TEST(looping_pendulum_equals_revolute) {
+// The looping pendulum on a spherical joint (ms) and on a revolute joint about y (mr).
+static void load_loops(hy_model** ms, hy_model** mr) {
   char text[1024];
   snprintf(text, sizeof text, kLoop, "spherical", "zd0: [0, 420, 0]");
-  hy_model* ms = hy_test_load_text(text, "loop-s.yaml");
+  *ms = hy_test_load_text(text, "loop-s.yaml");
   snprintf(text, sizeof text, kLoop, "revolute", "axis: [0, 1, 0], zd0: 420");
-  hy_model* mr = hy_test_load_text(text, "loop-r.yaml");
+  *mr = hy_test_load_text(text, "loop-r.yaml");
+}
+
+// The spherical pendulum's channel against the revolute one's angle, and both freed.
+static void loops_end(hy_model* ms, hy_data* ds, hy_model* mr, hy_data* dr) {
+  ck_assert_msg(fabs(ds->gimbal_out[1] - dr->z[0]) < 1e-9, "channel %.12g, revolute %.12g",
+                ds->gimbal_out[1], dr->z[0]);
+  hy_data_free(ds);
+  hy_data_free(dr);
+  hy_model_free(ms);
+  hy_model_free(mr);
+}
+
+START_TEST(looping_pendulum_equals_revolute) {
+  hy_model *ms, *mr;
+  load_loops(&ms, &mr);
   hy_data* ds = hy_test_make(ms);
   hy_data* dr = hy_test_make(mr);
   const int bs = hy_model_body(ms, "bob"), br = hy_model_body(mr, "bob");
@@ -185,12 +201,7 @@ START_TEST(looping_pendulum_equals_revolute) {
   ck_assert_msg(dr->z[0] > 2 * kPi, "the pendulum did not loop (%g rad)", dr->z[0]);
   ck_assert_msg(ds->stats.nreanchor >= 6, "%ld re-anchorings", ds->stats.nreanchor);
   ck_assert_msg(worst < 1e-9, "the spherical pendulum leaves the revolute one by %g", worst);
-  ck_assert_msg(fabs(ds->gimbal_out[1] - dr->z[0]) < 1e-9, "channel %.12g, revolute %.12g",
-                ds->gimbal_out[1], dr->z[0]);
-  hy_data_free(ds);
-  hy_data_free(dr);
-  hy_model_free(ms);
-  hy_model_free(mr);
+  loops_end(ms, ds, mr, dr);
 }
 END_TEST
 
@@ -297,11 +308,8 @@ END_TEST
 // (about a turn per step) passes the threshold more often than it takes steps of dt, and moves
 // as the same pendulum on a revolute joint under the same error control.
 START_TEST(error_control_reanchors_between_pieces) {
-  char text[1024];
-  snprintf(text, sizeof text, kLoop, "spherical", "zd0: [0, 420, 0]");
-  hy_model* ms = hy_test_load_text(text, "loop-s.yaml");
-  snprintf(text, sizeof text, kLoop, "revolute", "axis: [0, 1, 0], zd0: 420");
-  hy_model* mr = hy_test_load_text(text, "loop-r.yaml");
+  hy_model *ms, *mr;
+  load_loops(&ms, &mr);
   hy_model* mm[2] = {ms, mr};
   for (int i = 0; i < 2; i++) {
     mm[i]->opt.dt = 1;
@@ -319,12 +327,7 @@ START_TEST(error_control_reanchors_between_pieces) {
   ck_assert_msg(maxdiff(ds->body_rot + 9 * bs, dr->body_rot + 9 * br, 9) < 1e-9,
                 "the spherical pendulum ends %g from the revolute one",
                 maxdiff(ds->body_rot + 9 * bs, dr->body_rot + 9 * br, 9));
-  ck_assert_msg(fabs(ds->gimbal_out[1] - dr->z[0]) < 1e-9, "channel %.12g, revolute %.12g",
-                ds->gimbal_out[1], dr->z[0]);
-  hy_data_free(ds);
-  hy_data_free(dr);
-  hy_model_free(ms);
-  hy_model_free(mr);
+  loops_end(ms, ds, mr, dr);
 }
 END_TEST
 
