@@ -42,6 +42,7 @@ typedef struct hy_srcpos {
 #define HY_MAX_FREQUENCY 1e6     // natural frequency of a second-order spool (Hz)
 #define HY_MAX_DAMPING_RATIO 1e3 // damping ratio of a second-order spool (-)
 #define HY_MAX_COEFFICIENT 1e15  // viscous and end-damper coefficients (N s/m, N/m)
+#define HY_MAX_JOINT_DAMPING 1e9   // a joint's viscous damping (N m s/rad or N s/m)
 #define HY_MAX_ITERATIONS 1000000  // solver max_iterations
 #define HY_MAX_CUTS 40           // solver max_cuts: the smallest step is dt / 2^40
 #define HY_MAX_RATIO 1e6         // magnitude of a coupler's ratio ((m or rad)/(m or rad))
@@ -103,6 +104,14 @@ typedef struct hy_joint_def {
   };
   int independent;         // 1 = the double-step method starts with this coordinate (all of a
                            // joint's coordinates) independent
+  // Viscous damping of each coordinate, c_i >= 0 (N m s/rad for an angle, N s/m for a slide),
+  // default 0 (none): the generalized force -c_i zd_i on coordinate i (docs/model-format.md,
+  // "joints"). Of a joint of several coordinates it damps each Cardan angle's or slide's rate,
+  // in the order of hy_joint_coord_type; entries beyond the joint's coordinates must stay 0.
+  union {
+    double damping;
+    double dampings[HY_JOINT_NZ_MAX];
+  };
   hy_srcpos pos;
 } hy_joint_def;
 
@@ -575,6 +584,8 @@ typedef struct hy_sizes {
   int nz;       // relative coordinates (one per compiled joint: revolute or prismatic)
   int ngimbal;  // Cardan charts of spherical and free joints (three angles each), re-anchored
                 // so that their middle angles stay clear of +-90 deg (HY_GIMBAL_REANCHOR)
+  int ndamp;    // compiled joints with viscous damping (jnt_damp > 0): 0 leaves the damping
+                // out of every evaluation
   int nmrk;     // markers
   int nsig;     // signals
   int nsigpt;   // signal table points, all signals together
@@ -704,6 +715,9 @@ typedef enum hy_option_key {
   X(int, jnt_gimbal, sz.nbody)                 /* the chart whose first angle the joint \
                                                   is (its anchor in hy_data.gimbal_frame \
                                                   replaces jnt_crot), or -1 */          \
+  X(double, jnt_damp, sz.nbody)                /* viscous damping c of the joint's      \
+                                                  coordinate (N m s/rad or N s/m), 0 =  \
+                                                  none; sizes.ndamp count the others */ \
   X(char, mrk_name, sz.nmrk * HY_NAME_MAX)     /* marker names */                       \
   X(int, mrk_body, sz.nmrk)                    /* body, -1 = ground */                  \
   X(double, mrk_point, sz.nmrk * 3)            /* point in the body frame (m) */        \

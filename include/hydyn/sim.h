@@ -78,7 +78,8 @@ typedef struct hy_data {
                          // z:, zd:, zdd: of its joints (rad, rad/s, rad/s^2)  (ngimbal x 9)
   double* jnt_react;  // with opt.reactions (dca, hdca): the force and moment [f; n] the parent
                       // side exerts on body j through joint j, at the joint's point, inertial
-                      // frame (N, N m; seed 004 Sect. 3.4); else 0               (nbody x 6)
+                      // frame (N, N m; seed 004 Sect. 3.4), a damper's torque or force
+                      // included; else 0                                          (nbody x 6)
   double* cut_react;  // with opt.reactions (dca, hdca): the force and moment [f; n] that side b
                       // exerts on side a's body through cut joint k, at its marker a, inertial
                       // frame (N, N m); else 0                                     (ncut x 6)
@@ -177,8 +178,8 @@ typedef struct hy_data {
 
   double energy_kin;  // kinetic energy (J)
   double energy_pot;  // gravitational potential energy, zero at the inertial origin (J)
-  double work_ext;    // work done by the applied loads and force elements since t = 0 (J),
-                      // trapezoidal in time
+  double work_ext;    // work done by the applied loads, force elements and joint dampers
+                      // (negative) since t = 0 (J), trapezoidal in time
 
   // how the data steps, chosen once by hy_data_make from the model's options (never auto); the
   // data keeps it, whatever the options say later, since its arrays are laid out for it

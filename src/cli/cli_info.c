@@ -187,8 +187,10 @@ static void print_bodies(const hy_model* m, const hy_data* d) {
   // where the loop closure put the coordinates, when that is not quite z0
   const int moved = loops_moved(m, d);
   table t = {0};
-  tab_add(&t, "body\tparent\tmass (kg)\tjoint\ttype\tz0\tzd0\tjoint point on parent (m)%s",
-          moved ? "\tz closed at t = 0" : "");
+  // the dampers' column only for a model that has some
+  const int damped = m->sizes.ndamp > 0;
+  tab_add(&t, "body\tparent\tmass (kg)\tjoint\ttype\tz0\tzd0\tjoint point on parent (m)%s%s",
+          damped ? "\tdamping" : "", moved ? "\tz closed at t = 0" : "");
   for (int j = 0; j < m->sizes.nbody; j++) {
     const int prismatic = m->jnt_type[j] == HY_JOINT_PRISMATIC;
     const int z = m->jnt_zadr[j];
@@ -197,10 +199,15 @@ static void print_bodies(const hy_model* m, const hy_data* d) {
     const double k = prismatic ? 1 : RAD_TO_DEG;
     char closed[64] = "";
     if (moved) snprintf(closed, sizeof closed, "%.9g %s", k * d->z[z], prismatic ? "m" : "deg");
-    tab_add(&t, "%s\t%s\t%g\t%s\t%s\t%.6g %s\t%.6g %s\t%s\t%s", body_name(m, j),
+    char damping[64] = "";
+    if (damped) {
+      snprintf(damping, sizeof damping, "\t%g %s", m->jnt_damp[j],
+               prismatic ? "N s/m" : "N m s/rad");
+    }
+    tab_add(&t, "%s\t%s\t%g\t%s\t%s\t%.6g %s\t%.6g %s\t%s%s\t%s", body_name(m, j),
             body_name(m, m->body_parent[j]), m->body_mass[j], NAME(m->jnt_name, j),
             prismatic ? "prismatic" : "revolute", k * m->z0[z], prismatic ? "m" : "deg",
-            k * m->zd0[z], prismatic ? "m/s" : "deg/s", pp, closed);
+            k * m->zd0[z], prismatic ? "m/s" : "deg/s", pp, damping, closed);
   }
   tab_print(&t);
 }

@@ -189,7 +189,8 @@ enum { CYL_LOCAL = 8 };
 
 void hy_form_cylinder_matrix(hy_form* f, double* W) {
   // W = M' + w_vel C + w_pos K with C, K of the cylinders: their force depends on s_dot
-  // (viscosity, damper damping) and at fixed pressures on s (damper stiffness), along d|s|/dz
+  // (viscosity, damper damping) and at fixed pressures on s (damper stiffness), along d|s|/dz;
+  // C also holds the joint dampers
   const hy_model* m = f->m;
   const int nc = m->sizes.ncyl;
   double loc[CYL_LOCAL];
@@ -203,6 +204,14 @@ void hy_form_cylinder_matrix(hy_form* f, double* W) {
   for (int c = 0; c < nc; c++) k[c] = wv * f->hyd->dF_dsd[c] - wp * f->hyd->dF_ds[c];
   HY_SIZED(m->sizes.nz, cylinder_matrix_n, nc, f->d->M, k, f->jac_s, W);
   if (nc > CYL_LOCAL) hy_arena_release(f->arena, mark);
+  // the joint dampers' C: dQ'_i/dzd_i = -c_i (docs/mechanics.md, "Joint damping")
+  if (m->sizes.ndamp > 0) {
+    const int nz = m->sizes.nz;
+    for (int j = 0; j < m->sizes.nbody; j++) {
+      const int zi = m->jnt_zadr[j];
+      W[zi * nz + zi] += f->step.w_vel * m->jnt_damp[j];
+    }
+  }
 }
 
 //----- kept position stages ----------------------------------------------------------------

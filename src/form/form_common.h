@@ -33,7 +33,8 @@ void hy_form_outputs(hy_form* f);
 // d|s|/dz of force element k into row (nz) (needs the kinematics and the force geometry).
 void hy_form_length_jacobian(const hy_model* m, const hy_data* d, int k, double* row);
 // W = M' + w_vel C + w_pos K with the cylinders' damping and stiffness along d|s|/dz (needs
-// f->jac_s and the hydraulic derivatives), with the weights of f->step.
+// f->jac_s and the hydraulic derivatives) and the joint dampers' c_i on C's diagonal, with the
+// weights of f->step.
 void hy_form_cylinder_matrix(hy_form* f, double* W);
 
 // Whether the end of a step may keep the position stages of the last evaluation for a change

@@ -157,10 +157,13 @@ static size_t loop_rows(const hy_model* m, int chains) {
 // task costs about a microsecond, a body's share of the assembly a few tenths of one.
 #define TASK_MIN_BODIES 64
 
-// What the joint's b^T F equals: 0 for DCA (no joint torque), the joint's canonical momentum
-// for HDCA (seed 004 Eq. 10: the articulated momentum's H-part).
+// What the joint's b^T F equals: for DCA the joint's own generalized force, the work the joint
+// does on its relative motion, 0 but for a damper (-c zd, docs/mechanics.md, "Joint damping");
+// for HDCA the joint's canonical momentum (seed 004 Eq. 10: the articulated momentum's H-part),
+// whose rate takes the damper instead (hdca_rates).
 static inline double joint_source(const hy_model* m, const hy_data* d, const dca* t, int j) {
-  return t->ham ? d->mom[m->jnt_zadr[j]] : 0.0;
+  if (t->ham) return d->mom[m->jnt_zadr[j]];
+  return m->sizes.ndamp > 0 ? -m->jnt_damp[j] * d->zd[m->jnt_zadr[j]] : 0.0;
 }
 
 // Where the joints' solution goes: accelerations (DCA) or velocities (HDCA).
@@ -1176,6 +1179,14 @@ static hy_status hdca_rates(hy_form* f) {
     hdca_rates3(f);
   } else {
     hdca_rates6(f);
+  }
+  // a damper's torque (force) acts on the bodies beyond its joint and, opposite, on the joint's
+  // parent: only the momentum through its own joint sees it (docs/mechanics.md, "Joint damping")
+  if (m->sizes.ndamp > 0) {
+    for (int j = 0; j < m->sizes.nbody; j++) {
+      const int zi = m->jnt_zadr[j];
+      d->mom_d[zi] -= m->jnt_damp[j] * d->zd[zi];
+    }
   }
   return m->opt.reactions ? hdca_reactions(f) : HY_OK;
 }

@@ -5,6 +5,7 @@
 #include "core/core.h"
 #include "form/form.h"
 #include "hydyn/names.h"
+#include "model/model.h"
 
 static int has_hydraulics(const hy_model* m) {
   return m->sizes.nvol + m->sizes.nvlv + m->sizes.ncyl > 0;
@@ -33,6 +34,16 @@ static hy_status global_choice(const hy_model* m, const hy_form_ops* ops, hy_int
                    "formulation %s needs a planar model (global coordinates x, y, theta per "
                    "body): model '%s' is spatial; use penalty or double-step",
                    ops->name, m->name);
+  }
+  // a joint's damper acts on its relative coordinate, which global coordinates do not have
+  for (int j = 0; m->sizes.ndamp > 0 && j < m->sizes.nbody; j++) {
+    if (m->jnt_damp[j] == 0) continue;
+    char name[HY_NAME_MAX];
+    return HY_FAIL(err, HY_ERR_MODEL,
+                   "formulation %s has no joint damping yet: joint '%s' of model '%s' has "
+                   "damping %g %s; use tree, penalty, double-step, dca or hdca",
+                   ops->name, hy_model_joint_def_name(m, j, name), m->name, m->jnt_damp[j],
+                   m->jnt_type[j] == HY_JOINT_REVOLUTE ? "N m s/rad" : "N s/m");
   }
   *integ = own;
   return HY_OK;

@@ -226,10 +226,47 @@ static hy_status get_coords(hy_io_loader* ld, const hy_io_item* it, const hy_io_
   return HY_OK;
 }
 
+// The damping of a joint of type t into out (one per coordinate, SI: N m s/rad for an angle, a
+// rate in rad/s even where the file writes angles in degrees, N s/m for a slide): one number
+// for every coordinate, or for a joint of several coordinates a list of one per coordinate.
+static hy_status get_damping(hy_io_loader* ld, const hy_io_item* it, const hy_io_node* n,
+                             hy_joint_type t, double* out) {
+  const int nz = hy_joint_type_nz(t);
+  const hy_io_node* v = hy_io_map_val(n, "damping");
+  if (!v) return HY_OK;  // 0: none
+  if (v->kind != HY_IO_SEQ) {
+    HY_TRY(hy_io_get_number(ld, it->where, "damping", v, hy_io_map_key(n, "damping"), &out[0]));
+    for (int k = 1; k < nz; k++) out[k] = out[0];
+    return HY_OK;
+  }
+  if (nz == 1 || v->nkid != nz) {
+    char units[96] = "", got[96];
+    for (int k = 0; k < nz; k++) {
+      const size_t len = strlen(units);
+      const int angle = hy_joint_coord_type(t, k) == HY_JOINT_REVOLUTE;
+      snprintf(units + len, sizeof units - len, "%s%s", k ? ", " : "",
+               angle ? "N m s/rad" : "N s/m");
+    }
+    if (nz == 1) {
+      return HY_IO_FAIL_AT(ld, hy_io_place(v, hy_io_map_key(n, "damping")),
+                           "%s: damping: a %s joint has one coordinate: expected a number >= 0 "
+                           "(%s), got %s",
+                           it->where, hy_joint_type_name(t), units,
+                           hy_io_describe(v, got, sizeof got));
+    }
+    return HY_IO_FAIL_AT(ld, hy_io_place(v, hy_io_map_key(n, "damping")),
+                         "%s: damping: a %s joint has %d coordinates: expected one number for "
+                         "all or a list of %d numbers >= 0 (%s), got %s",
+                         it->where, hy_joint_type_name(t), nz, nz, units,
+                         hy_io_describe(v, got, sizeof got));
+  }
+  return hy_io_get_vec(ld, it->where, "damping", v, hy_io_map_key(n, "damping"), nz, out);
+}
+
 hy_status hy_io_load_joints(hy_io_loader* ld, const hy_io_node* root) {
   static const char* const keys[] = {
       "name",       "type",  "parent", "child", "parent_point", "child_point", "axis",
-      "child_axis", "axis2", "z0",     "zd0",   "independent",  NULL};
+      "child_axis", "axis2", "z0",     "zd0",   "independent",  "damping",     NULL};
   const char* types[HY_JOINT_COUNT + 1];
   for (int k = 0; k < HY_JOINT_COUNT; k++) types[k] = hy_joint_type_name((hy_joint_type)k);
   types[HY_JOINT_COUNT] = NULL;
@@ -280,6 +317,7 @@ hy_status hy_io_load_joints(hy_io_loader* ld, const hy_io_node* root) {
     }
     HY_TRY(get_coords(ld, &it, n, "z0", 0, d.type, d.z0s));
     HY_TRY(get_coords(ld, &it, n, "zd0", 1, d.type, d.zd0s));
+    HY_TRY(get_damping(ld, &it, n, d.type, d.dampings));
     if (hy_io_map_val(n, "independent")) {
       HY_TRY(hy_io_get_enum(ld, it.where, HY_IO_KEY(n, "independent"), yes_no, &d.independent));
     }

@@ -120,6 +120,12 @@ void hy_mech_dynamics_general(const hy_model* m, hy_data* d, hy_mech_work* w);
 // touched and may be NULL): O(nbody) time and memory, for the data of the formulations that
 // keep no M' (the static forces and residual of their initial state).
 void hy_mech_forces(const hy_model* m, hy_data* d, hy_mech_work* w);
+// The joints' viscous damping, Q'_i -= c_i zd_i with c_i = jnt_damp of coordinate i's joint
+// (docs/mechanics.md, "Joint damping"), onto d->Q; hy_mech_dynamics and hy_mech_forces add it
+// when m->sizes.ndamp > 0. hy_mech_joint_damping_power: its power -sum c_i zd_i^2 (W, <= 0),
+// which hy_mech_load_power includes.
+void hy_mech_joint_damping(const hy_model* m, hy_data* d);
+double hy_mech_joint_damping_power(const hy_model* m, const hy_data* d);
 // Solves M' zdd = Q' and fills body accelerations (Eq. 3). Returns HY_ERR_SINGULAR with a
 // message in d->err when M' is not positive definite (a massless subtree, say).
 hy_status hy_mech_accelerations(const hy_model* m, hy_data* d, hy_mech_work* w);
@@ -173,7 +179,7 @@ hy_status hy_mech_gimbal_check(const hy_model* m, hy_data* d);
 void hy_mech_energy(const hy_model* m, hy_data* d);
 // The same, faster on planar models: with the inertias about the normal w->body_Jn.
 void hy_mech_energy_with_work(const hy_model* m, hy_data* d, const hy_mech_work* w);
-// Power of the applied loads and force elements (W) at the current kinematics.
+// Power of the applied loads, force elements and joint dampers (W) at the current kinematics.
 double hy_mech_load_power(const hy_model* m, const hy_data* d, const hy_mech_work* w);
 
 #endif  // HYDYN_SRC_MECH_MECH_H_

@@ -154,8 +154,28 @@ static HY_ALWAYS_INLINE void dynamics_general(const hy_model* m, hy_data* d, hy_
   }
 }
 
+void hy_mech_joint_damping(const hy_model* m, hy_data* d) {
+  // Q'_i -= c_i zd_i (docs/mechanics.md, "Joint damping"): each joint's damper acts on its own
+  // coordinate alone, like a torque (force) between parent and child along the joint's b_i
+  for (int j = 0; j < m->sizes.nbody; j++) {
+    const int zi = m->jnt_zadr[j];
+    d->Q[zi] -= m->jnt_damp[j] * d->zd[zi];
+  }
+}
+
+double hy_mech_joint_damping_power(const hy_model* m, const hy_data* d) {
+  // the dampers' power -sum c_i zd_i^2 (<= 0), the work of Q'_i = -c_i zd_i
+  double power = 0;
+  for (int j = 0; j < m->sizes.nbody; j++) {
+    const double zd = d->zd[m->jnt_zadr[j]];
+    power -= m->jnt_damp[j] * zd * zd;
+  }
+  return power;
+}
+
 void hy_mech_dynamics_general(const hy_model* m, hy_data* d, hy_mech_work* w) {
   dynamics_general(m, d, w, 1);
+  if (m->sizes.ndamp > 0) hy_mech_joint_damping(m, d);
 }
 
 void hy_mech_dynamics(const hy_model* m, hy_data* d, hy_mech_work* w) {
@@ -171,6 +191,7 @@ void hy_mech_forces(const hy_model* m, hy_data* d, hy_mech_work* w) {
     hy_mech_forces_planar(m, d, w);
   } else {
     dynamics_general(m, d, w, 0);
+    if (m->sizes.ndamp > 0) hy_mech_joint_damping(m, d);
   }
 }
 
@@ -253,5 +274,6 @@ double hy_mech_load_power(const hy_model* m, const hy_data* d, const hy_mech_wor
     }
   }
   for (int k = 0; k < m->sizes.nfrc; k++) power += d->frc_force[k] * d->frc_rate[k];
+  if (m->sizes.ndamp > 0) power += hy_mech_joint_damping_power(m, d);
   return power;
 }

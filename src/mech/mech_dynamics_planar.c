@@ -298,6 +298,7 @@ void hy_mech_dynamics_planar(const hy_model* m, hy_data* d, hy_mech_work* w) {
   } else {
     dynamics_planar(m, d, w, 0, 1);
   }
+  if (m->sizes.ndamp > 0) hy_mech_joint_damping(m, d);
 }
 
 void hy_mech_forces_planar(const hy_model* m, hy_data* d, hy_mech_work* w) {
@@ -306,6 +307,7 @@ void hy_mech_forces_planar(const hy_model* m, hy_data* d, hy_mech_work* w) {
   } else {
     dynamics_planar(m, d, w, 0, 0);
   }
+  if (m->sizes.ndamp > 0) hy_mech_joint_damping(m, d);
 }
 
 //----- energies --------------------------------------------------------------------------------

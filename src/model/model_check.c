@@ -314,6 +314,12 @@ static hy_status check_angle(const checker* c, hy_srcpos pos, const char* elem, 
 
 static const range kCoord = {-HY_MAX_COORD, HY_MAX_COORD, 0, 0, "m"};
 static const range kRate = {-HY_MAX_RATE, HY_MAX_RATE, 0, 0, "m/s"};
+// A joint's viscous damping, by the kind of its coordinate (docs/model-format.md, "joints").
+static const range kJointDampingAngle = {0, HY_MAX_JOINT_DAMPING, 0, 0, "N m s/rad"};
+static const range kJointDampingSlide = {0, HY_MAX_JOINT_DAMPING, 0, 0, "N s/m"};
+static const range* joint_damping_range(int type) {
+  return type == HY_JOINT_REVOLUTE ? &kJointDampingAngle : &kJointDampingSlide;
+}
 
 // The Cardan charts of the spherical and free joints (gimbal_jnt): three joints of one chain,
 // the first the only one that takes its anchor from the data (jnt_gimbal), and the middle angle
@@ -358,6 +364,7 @@ static hy_status check_gimbals(const checker* c) {
 
 static hy_status check_joints(const checker* c) {
   const hy_model* m = c->m;
+  int ndamp = 0;
   for (int j = 0; j < m->sizes.nbody; j++) {
     char elem[96];
     elem_name(elem, sizeof elem, "joint", m->jnt_name, j);
@@ -386,6 +393,14 @@ static hy_status check_joints(const checker* c) {
       HY_TRY(check_num(c, pos, elem, "z0", m->z0[z], &kCoord));
       HY_TRY(check_num(c, pos, elem, "zd0", m->zd0[z], &kRate));
     }
+    HY_TRY(check_num(c, pos, elem, "damping", m->jnt_damp[j], joint_damping_range(type)));
+    ndamp += m->jnt_damp[j] != 0;
+  }
+  // the evaluations add the damping only when sizes.ndamp says there is some
+  if (ndamp != m->sizes.ndamp) {
+    const hy_srcpos nowhere = {0, 0};
+    return fail(c, nowhere, "%d joints have damping, but sizes.ndamp is %d", ndamp,
+                m->sizes.ndamp);
   }
   HY_TRY(check_gimbals(c));
   for (int k = 0; k < m->sizes.nmrk; k++) {
@@ -426,6 +441,10 @@ hy_status hy_model_check_joint_def(const char* path, const hy_joint_def* jd, hy_
       return fail(c, pos, "%s has %d coordinate%s: z0s[%d] and zd0s[%d] must be 0, got %g and %g",
                   elem, nz, nz == 1 ? "" : "s", k, k, jd->z0s[k], jd->zd0s[k]);
     }
+    if (jd->dampings[k] != 0) {
+      return fail(c, pos, "%s has %d coordinate%s: dampings[%d] must be 0, got %g", elem, nz,
+                  nz == 1 ? "" : "s", k, jd->dampings[k]);
+    }
   }
   if (nz == 1) return HY_OK;  // hy_model_check sees it as given
   HY_TRY(check_vec(c, pos, elem, "parent_point", jd->parent_point, 3, &kLength));
@@ -458,6 +477,10 @@ hy_status hy_model_check_joint_def(const char* path, const hy_joint_def* jd, hy_
       HY_TRY(check_num(c, pos, elem, z0, jd->z0s[k], &kCoord));
       HY_TRY(check_num(c, pos, elem, zd0, jd->zd0s[k], &kRate));
     }
+    char damping[16];
+    snprintf(damping, sizeof damping, "damping[%d]", k);
+    HY_TRY(check_num(c, pos, elem, damping, jd->dampings[k],
+                     joint_damping_range(hy_joint_coord_type(jd->type, k))));
   }
   return HY_OK;
 }

@@ -728,6 +728,7 @@ static void fill_mech(const hy_spec* s, hy_model* m, const int* order, const int
     hy_v3_copy(m->jnt_caxis + 3 * i, jd->child_axis);
     m->z0[i] = jd->z0;
     m->zd0[i] = jd->zd0;
+    m->jnt_damp[i] = jd->damping;
     m->jnt_indep[i] = jd->independent != 0;
     m->jnt_src[i] = jd->pos;
   }
@@ -1367,11 +1368,14 @@ hy_status hy_model_compile(const hy_spec* s_def, hy_model** out, hy_error* err) 
   }
   int nfric = 0;
   for (int k = 0; k < s->ncylinder; k++) nfric += hy_friction_nstates(s->cylinders[k].friction.law);
+  int ndamp = 0;
+  for (int j = 0; j < s->njoint; j++) ndamp += s->joints[j].damping != 0;
   int nspool = s->nvalve;
   for (int k = 0; k < s->nvalve; k++) nspool += s->valves[k].spool == HY_SPOOL_SECOND_ORDER;
   hy_sizes sz = {.nbody = nb,
                  .nz = nb,
                  .ngimbal = x.ngimbal,
+                 .ndamp = ndamp,
                  .nmrk = s->nmarker,
                  .nsig = s->nsignal,
                  .nsigpt = nsigpt,

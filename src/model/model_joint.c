@@ -182,6 +182,7 @@ static void chain_joint(const hy_joint_def* jd, int k, hy_joint_def* out, hy_bod
   }
   j.z0 = jd->z0s[k];
   j.zd0 = jd->zd0s[k];
+  j.damping = jd->dampings[k];
   j.independent = jd->independent;
   j.pos = jd->pos;
   *out = j;

@@ -12,8 +12,9 @@ Suite* form_hdca_suite(void);
 Suite* form_joints_suite(void);
 Suite* form_timber_crane_suite(void);
 Suite* form_couplers_suite(void);
+Suite* form_damping_suite(void);
 
 int main(void) {
   return hy_test_main(form_suite(), form_table_suite(), hydraulic_suite(), random_loops_suite(),
-                      form_friction_suite(), form_global_suite(), form_nonholonomic_suite(), form_dca_suite(), form_hdca_suite(), form_joints_suite(), form_timber_crane_suite(), form_couplers_suite(), NULL);
+                      form_friction_suite(), form_global_suite(), form_nonholonomic_suite(), form_dca_suite(), form_hdca_suite(), form_joints_suite(), form_timber_crane_suite(), form_couplers_suite(), form_damping_suite(), NULL);
 }
