@@ -201,3 +201,16 @@ void hy_test_body_momenta(const hy_model* m, const hy_data* d, int b, double p[3
   *T = 0.5 * mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) +
        0.5 * (wb[0] * Jwb[0] + wb[1] * Jwb[1] + wb[2] * Jwb[2]);
 }
+
+void hy_test_expect_load_error(const char* text, const char* msg, int line, int col) {
+  hy_model* m = NULL;
+  hy_error err;
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(hy_model_load_string(text, strlen(text), "mem/bad.yaml", &m, &err),
+                   HY_ERR_MODEL);
+  ck_assert_ptr_null(m);
+  ck_assert_str_eq(err.msg, msg);
+  ck_assert_str_eq(err.src_path, "mem/bad.yaml");
+  ck_assert_int_eq(err.src_line, line);
+  ck_assert_int_eq(err.src_col, col);
+}

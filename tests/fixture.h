@@ -50,6 +50,10 @@ void hy_test_same_bits(const double* a, const double* b, int n, const char* what
 // |a - b| / max(|a|, |b|, floor): a relative error that stays meaningful near zero.
 double hy_test_relerr(double a, double b, double floor);
 
+// Loading text (as "mem/bad.yaml") fails with HY_ERR_MODEL, no model, the message msg exactly,
+// at that file's line and column; the test fails otherwise.
+void hy_test_expect_load_error(const char* text, const char* msg, int line, int col);
+
 // Body b's linear momentum m g_dot, angular momentum about its centre of mass R J R^T omega and
 // kinetic energy, from its rotation, origin velocity and angular velocity in d.
 void hy_test_body_momenta(const hy_model* m, const hy_data* d, int b, double p[3], double L[3],

@@ -110,3 +110,28 @@ const char* summary_value(const char* text, const char* key, char* buf, size_t s
   buf[n] = '\0';
   return buf;
 }
+
+int info_row(const char* text, const char* section, const char* name, char* buf, size_t size) {
+  const char* sec = strstr(text, section);
+  const size_t n = strlen(name);
+  for (const char* p = sec ? strchr(sec, '\n') : NULL; p && p[1] && p[1] != '\n';
+       p = strchr(p + 1, '\n')) {
+    const char* q = p + 1;
+    while (*q == ' ') q++;
+    if (strncmp(q, name, n) != 0 || q[n] != ' ') continue;
+    size_t used = 0;
+    for (; *q && *q != '\n' && used + 4 < size; q++) {
+      if (q[0] == ' ' && q[1] == ' ') {
+        while (q[1] == ' ') q++;
+        if (q[1] == '\n' || !q[1]) break;
+        memcpy(buf + used, " | ", 3);
+        used += 3;
+      } else {
+        buf[used++] = *q;
+      }
+    }
+    buf[used] = 0;
+    return 1;
+  }
+  return 0;
+}

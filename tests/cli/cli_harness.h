@@ -39,4 +39,9 @@ const char* summary_value(const char* text, const char* key, char* buf, size_t s
 #define ASSERT_HAS(text, what) \
   ck_assert_msg(strstr((text), (what)) != NULL, "'%s' not found in:\n%s", (what), (text))
 
+// The row of `hydyn info`'s table under the first line containing `section` whose first cell
+// is `name`, among the rows up to the table's end (a blank line): its cells joined by " | "
+// (the columns are separated by two blanks or more) into buf. 0 when there is no such row.
+int info_row(const char* text, const char* section, const char* name, char* buf, size_t size);
+
 #endif  // HYDYN_TESTS_CLI_CLI_HARNESS_H_

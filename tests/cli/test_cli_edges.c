@@ -14,38 +14,12 @@ static cmd_result result;  // large: static, one per test process
 
 #define MODEL HY_SOURCE_DIR "/tests/data/valve-edges.yaml"
 
-// The first row of `text` after the line starting with `section` whose first cell is `name`,
-// its cells joined by " | " (the columns are separated by two blanks or more), into buf.
-static int row_of(const char* text, const char* section, const char* name, char* buf, size_t size) {
-  const char* sec = strstr(text, section);
-  for (const char* p = sec ? strchr(sec, '\n') : NULL; p && p[1]; p = strchr(p + 1, '\n')) {
-    const char* q = p + 1;
-    while (*q == ' ') q++;
-    const size_t n = strlen(name);
-    if (strncmp(q, name, n) != 0 || q[n] != ' ') continue;
-    size_t used = 0;
-    for (; *q && *q != '\n' && used + 4 < size; q++) {
-      if (q[0] == ' ' && q[1] == ' ') {
-        while (q[1] == ' ') q++;
-        if (q[1] == '\n' || !q[1]) break;
-        memcpy(buf + used, " | ", 3);
-        used += 3;
-      } else {
-        buf[used++] = *q;
-      }
-    }
-    buf[used] = 0;
-    return 1;
-  }
-  return 0;
-}
-
-#define ASSERT_ROW(section, name, want)                                                            \
-  do {                                                                                             \
-    char row_[1024];                                                                               \
-    ck_assert_msg(row_of(result.out, (section), (name), row_, sizeof row_), "no row '%s' in:\n%s", \
-                  (name), result.out);                                                             \
-    ck_assert_str_eq(row_, (want));                                                                \
+#define ASSERT_ROW(section, name, want)                                       \
+  do {                                                                        \
+    char row_[1024];                                                          \
+    ck_assert_msg(info_row(result.out, (section), (name), row_, sizeof row_), \
+                  "no row '%s' in:\n%s", (name), result.out);                 \
+    ck_assert_str_eq(row_, (want));                                           \
   } while (0)
 
 START_TEST(info_component_options) {

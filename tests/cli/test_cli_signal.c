@@ -10,39 +10,12 @@
 
 static cmd_result result;  // large: static, one per test process
 
-// The row of the signals table whose first cell is `name`, its cells joined by " | " (the
-// columns are separated by two blanks or more), into buf.
-static int signal_row(const char* text, const char* name, char* buf, size_t size) {
-  const char* sec = strstr(text, "\nsignals (");
-  for (const char* p = sec ? strchr(sec + 1, '\n') : NULL; p && p[1] && p[1] != '\n';
-       p = strchr(p + 1, '\n')) {
-    const char* q = p + 1;
-    while (*q == ' ') q++;
-    const size_t n = strlen(name);
-    if (strncmp(q, name, n) != 0 || q[n] != ' ') continue;
-    size_t used = 0;
-    for (; *q && *q != '\n' && used + 4 < size; q++) {
-      if (q[0] == ' ' && q[1] == ' ') {
-        while (q[1] == ' ') q++;
-        if (q[1] == '\n' || !q[1]) break;
-        memcpy(buf + used, " | ", 3);
-        used += 3;
-      } else {
-        buf[used++] = *q;
-      }
-    }
-    buf[used] = 0;
-    return 1;
-  }
-  return 0;
-}
-
-#define ASSERT_ROW(name, want)                                                              \
-  do {                                                                                      \
-    char row_[512];                                                                         \
-    ck_assert_msg(signal_row(result.out, (name), row_, sizeof row_), "no row '%s' in:\n%s", \
-                  (name), result.out);                                                      \
-    ck_assert_str_eq(row_, (want));                                                         \
+#define ASSERT_ROW(name, want)                                                    \
+  do {                                                                            \
+    char row_[512];                                                               \
+    ck_assert_msg(info_row(result.out, "\nsignals (", (name), row_, sizeof row_), \
+                  "no row '%s' in:\n%s", (name), result.out);                     \
+    ck_assert_str_eq(row_, (want));                                               \
   } while (0)
 
 START_TEST(info_composed_signals) {

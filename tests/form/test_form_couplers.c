@@ -319,20 +319,8 @@ START_TEST(formulations_that_take_couplers) {
 }
 END_TEST
 
-// Bad input: the message names the file, the line and column of the coupler, and the fault.
-static void expect_error(const char* text, const char* msg, int line, int col) {
-  hy_model* m = NULL;
-  hy_error err;
-  memset(&err, 0, sizeof err);
-  ck_assert_int_eq(hy_model_load_string(text, strlen(text), "mem/bad.yaml", &m, &err),
-                   HY_ERR_MODEL);
-  ck_assert_ptr_null(m);
-  ck_assert_str_eq(err.msg, msg);
-  ck_assert_str_eq(err.src_path, "mem/bad.yaml");
-  ck_assert_int_eq(err.src_line, line);
-  ck_assert_int_eq(err.src_col, col);
-}
-
+// Bad input: the message names the file, the line and column of the coupler, and the fault
+// (hy_test_expect_load_error).
 static const char kBadHead[] =
     "bodies:\n"
     "  - {name: disk, mass: 1, inertia: [1, 1, 1]}\n"
@@ -349,30 +337,34 @@ START_TEST(bad_couplers_are_refused_with_their_place) {
   char text[2048];
   snprintf(text, sizeof text, "%s  - {name: c, joint_a: slide, joint_b: gear, ratio: 1}\n",
            kBadHead);
-  expect_error(text, "coupler 'c': joint_b: joint 'gear' does not exist", 11, 5);
+  hy_test_expect_load_error(text, "coupler 'c': joint_b: joint 'gear' does not exist", 11, 5);
   snprintf(text, sizeof text,
            "%s  - name: c\n    joint_a: knuckle\n    joint_b: pinion\n"
            "    ratio: 1\n",
            kBadHead);
-  expect_error(text,
-               "coupler 'c': joint_a: joint 'knuckle' is a spherical joint of 3 coordinates; a "
-               "coupler couples joints of one coordinate (revolute or prismatic)",
-               11, 5);
+  hy_test_expect_load_error(
+      text,
+      "coupler 'c': joint_a: joint 'knuckle' is a spherical joint of 3 coordinates; a "
+      "coupler couples joints of one coordinate (revolute or prismatic)",
+      11, 5);
   snprintf(text, sizeof text, "%s  - {name: c, joint_a: slide, joint_b: pinion, ratio: 0}\n",
            kBadHead);
-  expect_error(text,
-               "coupler 'c': ratio must be a finite number with 1e-06 <= |ratio| <= 1e+06 "
-               "(m/rad), got 0",
-               11, 5);
+  hy_test_expect_load_error(
+      text,
+      "coupler 'c': ratio must be a finite number with 1e-06 <= |ratio| <= 1e+06 "
+      "(m/rad), got 0",
+      11, 5);
   snprintf(text, sizeof text, "%s  - {name: c, joint_a: pinion, joint_b: pinion, ratio: 2}\n",
            kBadHead);
-  expect_error(text, "coupler 'c': joint_a and joint_b are the same joint 'pinion'", 11, 5);
+  hy_test_expect_load_error(text, "coupler 'c': joint_a and joint_b are the same joint 'pinion'",
+                            11, 5);
   snprintf(text, sizeof text, "%s  - {name: ok, joint_a: pinion, joint_b: slide, ratio: 2}\n",
            kBadHead);
-  expect_error(text,
-               "couplers[1] 'ok': name 'ok' is already used by the coupler at line 10, column 5 "
-               "(coupler names must be unique)",
-               11, 12);
+  hy_test_expect_load_error(
+      text,
+      "couplers[1] 'ok': name 'ok' is already used by the coupler at line 10, column 5 "
+      "(coupler names must be unique)",
+      11, 12);
 }
 END_TEST
 

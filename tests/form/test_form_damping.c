@@ -438,19 +438,6 @@ END_TEST
 
 //----- input ----------------------------------------------------------------------------------
 
-static void expect_error(const char* text, const char* msg, int line, int col) {
-  hy_model* m = NULL;
-  hy_error err;
-  memset(&err, 0, sizeof err);
-  ck_assert_int_eq(hy_model_load_string(text, strlen(text), "mem/bad.yaml", &m, &err),
-                   HY_ERR_MODEL);
-  ck_assert_ptr_null(m);
-  ck_assert_str_eq(err.msg, msg);
-  ck_assert_str_eq(err.src_path, "mem/bad.yaml");
-  ck_assert_int_eq(err.src_line, line);
-  ck_assert_int_eq(err.src_col, col);
-}
-
 static const char kHead[] =
     "bodies:\n"
     "  - {name: a, mass: 1, inertia: [1, 1, 1]}\n"
@@ -460,41 +447,47 @@ START_TEST(bad_damping_is_refused_with_its_place) {
   char text[1024];
   snprintf(text, sizeof text,
            "%s  - {name: j, type: revolute, parent: ground, child: a, damping: -1}\n", kHead);
-  expect_error(text, "joint 'j': damping must be >= 0 (N m s/rad), got -1", 4, 5);
+  hy_test_expect_load_error(text, "joint 'j': damping must be >= 0 (N m s/rad), got -1", 4, 5);
   snprintf(text, sizeof text,
            "%s  - {name: j, type: prismatic, parent: ground, child: a, damping: 2e9}\n", kHead);
-  expect_error(text, "joint 'j': damping must be at most 1e+09 (N s/m), got 2e+09", 4, 5);
+  hy_test_expect_load_error(text, "joint 'j': damping must be at most 1e+09 (N s/m), got 2e+09", 4,
+                            5);
   snprintf(text, sizeof text,
            "%s  - {name: j, type: revolute, parent: ground, child: a, damping: [1, 2]}\n", kHead);
-  expect_error(text,
-               "joints[0] 'j': damping: a revolute joint has one coordinate: expected a number >= "
-               "0 (N m s/rad), got a list of 2",
-               4, 66);
+  hy_test_expect_load_error(
+      text,
+      "joints[0] 'j': damping: a revolute joint has one coordinate: expected a number >= "
+      "0 (N m s/rad), got a list of 2",
+      4, 66);
   snprintf(text, sizeof text,
            "%s  - name: j\n    type: spherical\n    parent: ground\n    child: a\n"
            "    damping: [1, 2]\n",
            kHead);
-  expect_error(text,
-               "joints[0] 'j': damping: a spherical joint has 3 coordinates: expected one number "
-               "for all or a list of 3 numbers >= 0 (N m s/rad, N m s/rad, N m s/rad), got a list "
-               "of 2",
-               8, 14);
+  hy_test_expect_load_error(
+      text,
+      "joints[0] 'j': damping: a spherical joint has 3 coordinates: expected one number "
+      "for all or a list of 3 numbers >= 0 (N m s/rad, N m s/rad, N m s/rad), got a list "
+      "of 2",
+      8, 14);
   // a cylindrical joint's slide, then its angle
   snprintf(text, sizeof text,
            "%s  - name: j\n    type: cylindrical\n    parent: ground\n    child: a\n"
            "    damping: [-1, 2]\n",
            kHead);
-  expect_error(text, "cylindrical joint 'j': damping[0] must be >= 0 (N s/m), got -1", 4, 5);
+  hy_test_expect_load_error(text, "cylindrical joint 'j': damping[0] must be >= 0 (N s/m), got -1",
+                            4, 5);
   snprintf(text, sizeof text,
            "%s  - name: j\n    type: cylindrical\n    parent: ground\n    child: a\n"
            "    damping: [1, -2]\n",
            kHead);
-  expect_error(text, "cylindrical joint 'j': damping[1] must be >= 0 (N m s/rad), got -2", 4, 5);
+  hy_test_expect_load_error(
+      text, "cylindrical joint 'j': damping[1] must be >= 0 (N m s/rad), got -2", 4, 5);
   snprintf(text, sizeof text,
            "%s  - name: j\n    type: universal\n    parent: ground\n    child: a\n"
            "    damping: {c: 1}\n",
            kHead);
-  expect_error(text, "joints[0] 'j': damping: expected a number, got a mapping", 8, 14);
+  hy_test_expect_load_error(text, "joints[0] 'j': damping: expected a number, got a mapping", 8,
+                            14);
 }
 END_TEST
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "fixture.h"
-#include "hyd/hyd.h"
+#include "hyd_rig.h"
 #include "hydyn/hydyn.h"
 
 //----- the documented laws, written out independently of src/hyd ----------------------------
@@ -90,26 +90,6 @@ static const char kCurved[] =
     " P->T: [[-0.5, 0], [0, 4e-9], [0.5, 0]]}";
 
 // A model, its data and a derivative work.
-typedef struct rig {
-  hy_model* m;
-  hy_data* d;
-  hy_hyd_work hw;
-  double* wbuf;
-} rig;
-
-static void rig_make(rig* r, hy_model* m) {
-  r->m = m;
-  r->d = hy_test_make(m);
-  r->wbuf = calloc(hy_hyd_work_size(m) + 1, sizeof(double));
-  ck_assert_ptr_nonnull(r->wbuf);
-  hy_hyd_work_bind(m, &r->hw, r->wbuf);
-}
-
-static void rig_free(rig* r) {
-  free(r->wbuf);
-  hy_data_free(r->d);
-  hy_model_free(r->m);
-}
 
 // Pressures (P, T, A, B): each path's dp on both sides of +-dp_lim (laminar and turbulent
 // branches), then the opposite sides, then all far above.
@@ -268,42 +248,6 @@ END_TEST
 
 //----- d p_dot / d p against central differences ---------------------------------------------
 
-// Every entry of dpd_dp at the rig's state against central differences of step h (Pa) around
-// each pressure; returns the number of non-zero analytic entries (a check of zeros alone would
-// prove nothing) and the worst relative difference into *worst.
-static int check_dpd_dp(rig* r, double h, const char* label, double* worst) {
-  const hy_model* m = r->m;
-  hy_data* d = r->d;
-  const int nv = m->sizes.nvol;
-  double a[16], pd_p[4], pd_m[4];
-  hy_hyd_evaluate(m, d, &r->hw);
-  double scale = 0;
-  int nonzero = 0;
-  for (int i = 0; i < nv * nv; i++) {
-    a[i] = r->hw.dpd_dp[i];
-    scale = fmax(scale, fabs(a[i]));
-    nonzero += a[i] != 0;
-  }
-  for (int w = 0; w < nv; w++) {
-    const double p0 = d->p[w];
-    d->p[w] = p0 + h;
-    hy_hyd_evaluate(m, d, NULL);
-    for (int v = 0; v < nv; v++) pd_p[v] = d->pd[v];
-    d->p[w] = p0 - h;
-    hy_hyd_evaluate(m, d, NULL);
-    for (int v = 0; v < nv; v++) pd_m[v] = d->pd[v];
-    d->p[w] = p0;
-    for (int v = 0; v < nv; v++) {
-      const double fd = (pd_p[v] - pd_m[v]) / (2 * h);
-      const double e = hy_test_relerr(a[v * nv + w], fd, 1e-9 * scale);
-      *worst = fmax(*worst, e);
-      ck_assert_msg(e <= 1e-6, "%s: dpd_dp[%d][%d] analytic %.12g, central difference %.12g", label,
-                    v, w, a[v * nv + w], fd);
-    }
-  }
-  return nonzero;
-}
-
 // The tangent of the non-linear valve with leakage at spool positions on every side of the
 // tables' points, in both orifice regimes and with both laminar laws. The spool position is no
 // Newton unknown (hy_hyd_evaluate: the spools are stepped apart), so d p_dot / d p is all the
@@ -323,7 +267,7 @@ START_TEST(test_edges_partials) {
       char label[96];
       snprintf(label, sizeof label, "laminar %s, state %d, U = %g", laminar, s, spools[u]);
       // a step of 10 Pa: each path's dp is at least 1e4 Pa from a breakpoint of the law
-      const int nz = check_dpd_dp(&r, 10, label, &worst);
+      const int nz = rig_check_dpd_dp(&r, 10, label, &worst);
       ck_assert_msg(nz >= 4, "%s: only %d non-zero entries", label, nz);
     }
   }

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fixture.h"
-#include "hyd/hyd.h"
+#include "hyd_rig.h"
 #include "hydyn/hydyn.h"
 
 //----- the documented laws, written out independently of src/hyd ----------------------------
@@ -117,26 +117,6 @@ static hy_model* valve_model(const valve_cfg* c) {
 }
 
 // A model, its data and a derivative work.
-typedef struct rig {
-  hy_model* m;
-  hy_data* d;
-  hy_hyd_work hw;
-  double* wbuf;
-} rig;
-
-static void rig_make(rig* r, hy_model* m) {
-  r->m = m;
-  r->d = hy_test_make(m);
-  r->wbuf = calloc(hy_hyd_work_size(m) + 1, sizeof(double));
-  ck_assert_ptr_nonnull(r->wbuf);
-  hy_hyd_work_bind(m, &r->hw, r->wbuf);
-}
-
-static void rig_free(rig* r) {
-  free(r->wbuf);
-  hy_data_free(r->d);
-  hy_model_free(r->m);
-}
 
 // The inflow sum S of volume v that the network's pressure rate stands for: p_dot V/Be (Eq. 22).
 static double inflow(const rig* r, int v) { return r->d->pd[v] * r->d->vol_V[v] / r->d->vol_Be[v]; }
@@ -369,43 +349,6 @@ END_TEST
 
 static double g_worst;
 
-// Every entry of dpd_dp at the rig's state against central differences of step h (Pa) around
-// each pressure; returns the number of non-zero analytic entries (a check of zeros alone would
-// prove nothing).
-static int check_dpd_dp(rig* r, double h, const char* label) {
-  const hy_model* m = r->m;
-  hy_data* d = r->d;
-  const int nv = m->sizes.nvol;
-  ck_assert_int_le(nv, 8);
-  double a[64], pd_p[8], pd_m[8];
-  hy_hyd_evaluate(m, d, &r->hw);
-  double scale = 0;
-  int nonzero = 0;
-  for (int i = 0; i < nv * nv; i++) {
-    a[i] = r->hw.dpd_dp[i];
-    scale = fmax(scale, fabs(a[i]));
-    nonzero += a[i] != 0;
-  }
-  for (int w = 0; w < nv; w++) {
-    const double p0 = d->p[w];
-    d->p[w] = p0 + h;
-    hy_hyd_evaluate(m, d, NULL);
-    for (int v = 0; v < nv; v++) pd_p[v] = d->pd[v];
-    d->p[w] = p0 - h;
-    hy_hyd_evaluate(m, d, NULL);
-    for (int v = 0; v < nv; v++) pd_m[v] = d->pd[v];
-    d->p[w] = p0;
-    for (int v = 0; v < nv; v++) {
-      const double fd = (pd_p[v] - pd_m[v]) / (2 * h);
-      const double e = hy_test_relerr(a[v * nv + w], fd, 1e-9 * scale);
-      g_worst = fmax(g_worst, e);
-      ck_assert_msg(e <= 1e-6, "%s: dpd_dp[%d][%d] analytic %.12g, central difference %.12g", label,
-                    v, w, a[v * nv + w], fd);
-    }
-  }
-  return nonzero;
-}
-
 // Pressures (P, T, A, B) with each path's dp on both sides of +-dp_lim: P->A 0.9 dp_lim,
 // P->B -1.1 dp_lim, A->T -0.85 dp_lim, B->T 1.15 dp_lim, P->T 0.05 dp_lim; then the opposite
 // sides; then all far above.
@@ -436,7 +379,7 @@ START_TEST(test_valve_partials) {
                linear ? "linear" : "cubic", s, spools[u]);
       // a step of 10 Pa: the leakage entries (about 1 /s) sit beside orifice flows whose
       // rates are 1e10 Pa/s, and each path's dp is at least 1e4 Pa from a breakpoint
-      const int nz = check_dpd_dp(&r, 10, label);
+      const int nz = rig_check_dpd_dp(&r, 10, label, &g_worst);
       ck_assert_msg(nz >= 4, "%s: only %d non-zero entries", label, nz);
     }
   }
@@ -558,7 +501,7 @@ START_TEST(test_throttle_options) {
       if (opening[ti] == 0) ck_assert_double_eq(r.d->orf_q[sg], 0.0);
       char label[64];
       snprintf(label, sizeof label, "throttles, state %d, t = %g", s, times[ti]);
-      ck_assert_int_ge(check_dpd_dp(&r, 1e-2, label), 3);
+      ck_assert_int_ge(rig_check_dpd_dp(&r, 1e-2, label, &g_worst), 3);
     }
   }
   printf("throttle options: flows match; partials worst relative difference %.2g\n", g_worst);
